@@ -1,0 +1,1 @@
+## doc/local.mk -- rules for doc/, included by Makefile.am.

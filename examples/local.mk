@@ -1,0 +1,1 @@
+## examples/local.mk -- rules for examples/, included by Makefile.am.

@@ -1,0 +1,22 @@
+## lib/local.mk -- libpcln, included by the top Makefile.am.
+##
+## libpcln.la is the installed library (only pcln_ and pclnrt_ symbols
+## exported); libpcln-internal.la has the same sources for white-box tests.
+
+pcln_lib_sources = \
+	lib/pcln.h \
+	lib/error.c
+
+pkginclude_HEADERS += lib/pcln.h
+
+lib_LTLIBRARIES += lib/libpcln.la
+lib_libpcln_la_SOURCES = $(pcln_lib_sources)
+lib_libpcln_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
+lib_libpcln_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS)
+lib_libpcln_la_LDFLAGS = -version-info $(PCLN_LT_VERSION) \
+	-export-symbols-regex '^(pcln_|pclnrt_)'
+
+noinst_LTLIBRARIES += lib/libpcln-internal.la
+lib_libpcln_internal_la_SOURCES = $(pcln_lib_sources)
+lib_libpcln_internal_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
+lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS)

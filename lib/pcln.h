@@ -1,0 +1,297 @@
+/* pcln.h -- libpcln: build, read, verify and iterate pcln blobs.
+ *
+ * A pcln blob is a Go 1.2 pclntab (magic 0xfffffffb) optionally followed by
+ * a pcln trailer; doc/FORMAT.md is its specification and
+ * runtime/pclnrt_format.h its one C definition.
+ *
+ * Memory: the builder and the table handle allocate with malloc and are
+ * freed by their _free/_close function.  pcln_open does not copy the blob:
+ * the caller's buffer must outlive the table.  Strings returned by the
+ * reader point into the blob.  Nothing in libpcln is async-signal-safe;
+ * use the runtime (pclnrt.h) in a signal handler.  Handles are not shared
+ * between threads without the caller's locking; distinct handles are
+ * independent.
+ *
+ * Errors: functions return -1 (or NULL) and fill an optional pcln_err.
+ * Nothing in the library aborts or prints.
+ */
+#ifndef PCLN_H
+#define PCLN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCLN_VERSION_STRING "0.1.0"
+
+/* --- errors --------------------------------------------------------- */
+
+/* X(code, short message).  One list makes both the enum and the text. */
+#define PCLN_ERROR_LIST(X) \
+	X(PCLN_OK,		"no error") \
+	X(PCLN_ENOMEM,		"out of memory") \
+	X(PCLN_EINVAL,		"invalid argument") \
+	X(PCLN_EIO,		"input/output error") \
+	X(PCLN_ESYNTAX,		"syntax error") \
+	X(PCLN_ERANGE,		"value out of range") \
+	X(PCLN_EORDER,		"not in increasing order") \
+	X(PCLN_EOVERLAP,	"functions overlap") \
+	X(PCLN_EDUP,		"duplicate definition") \
+	X(PCLN_ECONFLICT,	"conflicting target properties") \
+	X(PCLN_EUNDEF,		"undefined symbol") \
+	X(PCLN_ETRUNC,		"truncated") \
+	X(PCLN_EMAGIC,		"bad magic") \
+	X(PCLN_EHEADER,		"bad header") \
+	X(PCLN_EFUNCTAB,	"bad function table") \
+	X(PCLN_EFUNC,		"bad Func record") \
+	X(PCLN_ESTRING,		"bad string") \
+	X(PCLN_EPCTAB,		"bad pc-value table") \
+	X(PCLN_EFILETAB,	"bad file table") \
+	X(PCLN_ETRAILER,	"bad trailer") \
+	X(PCLN_ECHECKSUM,	"checksum mismatch") \
+	X(PCLN_EVARINT,		"bad varint") \
+	X(PCLN_ENOTFOUND,	"not found") \
+	X(PCLN_EMATH,		"internal layout error") \
+	X(PCLN_EUNSUPPORTED,	"unsupported")
+
+#define PCLN_ERROR_ENUM_(code, msg) code,
+enum pcln_errcode { PCLN_ERROR_LIST(PCLN_ERROR_ENUM_) PCLN_NERRORS };
+#undef PCLN_ERROR_ENUM_
+
+/* An error report.  MSG is a complete sentence-fragment naming what went
+ * wrong, where (file:line, or table and byte offset) and what was expected,
+ * e.g. "Func record of function 3 (main.f) at offset 0x120: pcsp offset
+ * 0x9000 beyond blob end 0x800".  OFFSET is the blob byte offset (or
+ * input line number) the error is about, or -1. */
+typedef struct pcln_err {
+	int code;		/* enum pcln_errcode */
+	int64_t offset;
+	char msg[512];
+} pcln_err;
+
+/* The short message for CODE; never NULL. */
+const char *pcln_strerror(int code);
+
+/* --- varint / zig-zag encoding (decoding lives in the runtime) -------- */
+
+/* Write V as a uvarint to BUF (at least 5 bytes); return bytes written. */
+size_t pcln_put_uvarint(uint8_t *buf, uint32_t v);
+/* The zig-zag form of V. */
+uint32_t pcln_zigzag(int32_t v);
+/* Decode a uvarint from BUF[0..LEN); store it in *V and return bytes used,
+ * or -1 (truncated) / -2 (overflow).  A wrapper over the runtime's reader. */
+int pcln_get_uvarint(const uint8_t *buf, size_t len, uint32_t *v);
+
+/* --- target ----------------------------------------------------------- */
+
+typedef struct pcln_target {
+	unsigned ptrsize;	/* 4 or 8 */
+	unsigned quantum;	/* 1, 2 or 4 */
+	int bigendian;		/* 0 or 1 */
+} pcln_target;
+
+/* --- builder ---------------------------------------------------------- */
+
+typedef struct pcln_builder pcln_builder;
+
+/* Table numbers, as in the format header: pcsp 0, pcfile 1, pcln 2,
+ * pcdata[i] = 3 + i. */
+#define PCLN_TABLE_PCSP		0
+#define PCLN_TABLE_PCFILE	1
+#define PCLN_TABLE_PCLN		2
+#define PCLN_TABLE_PCDATA(i)	(3 + (i))
+#define PCLN_MAX_PCDATA		1024
+#define PCLN_MAX_FUNCDATA	1024
+
+/* Write flags. */
+#define PCLN_WRITE_GO12		0x1	/* plain Go 1.2: no trailer */
+
+/* A new, empty builder for target T.  Returns NULL (and fills ERR) on an
+ * invalid target or no memory. */
+pcln_builder *pcln_builder_new(const pcln_target *t, pcln_err *err);
+void pcln_builder_free(pcln_builder *b);
+
+/* Add a function; return its handle (>= 0, in order of addition) or -1.
+ * ENTRY is its link-time address, SIZE its code size in bytes (> 0, a
+ * multiple of the quantum, as ENTRY must be too).  The name is copied. */
+long pcln_builder_add_func(pcln_builder *b, const char *name, uint64_t entry,
+    uint64_t size, int32_t args, int32_t frame, pcln_err *err);
+
+/* Number a file path (copied); the same path gives the same number.
+ * Returns the file number (>= 1) or -1. */
+long pcln_builder_add_file(pcln_builder *b, const char *path, pcln_err *err);
+
+/* Add a point to table TABLE of function F: from PCOFF (bytes from the
+ * function's entry, < size, a multiple of the quantum) on the value is
+ * VALUE, until the next point or the function's end.  Points must be added
+ * in strictly increasing PCOFF order.  A table whose first point is not at
+ * 0 holds -1 before it.  Consecutive equal values are merged.  For pcfile,
+ * VALUE is a file number from pcln_builder_add_file. */
+int pcln_builder_add_point(pcln_builder *b, long f, int table,
+    uint64_t pcoff, int32_t value, pcln_err *err);
+
+/* Set table TABLE of function F from already-encoded bytes (Go 1.2
+ * encoding, including the terminating 0).  The bytes are validated
+ * (decode, termination, coverage of exactly [0, size)) and decoded into
+ * points, then re-encoded canonically at write time. */
+int pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
+    const uint8_t *bytes, size_t len, pcln_err *err);
+
+/* Set funcdata slot IDX of function F to VALUE (0 = nil). */
+int pcln_builder_set_funcdata(pcln_builder *b, long f, unsigned idx,
+    uint64_t value, pcln_err *err);
+
+/* Statistics of the last pcln_builder_write. */
+typedef struct pcln_build_stats {
+	size_t nfunc, nfile;
+	size_t ntables, ntables_unique;	/* pc-value tables before/after dedupe */
+	size_t nnames, nnames_unique;
+	size_t dedupe_saved;		/* bytes saved by deduplication */
+	size_t rows;			/* rows encoded (after dedupe) */
+	/* bytes per part; they add up to total */
+	size_t header, functab, funcs, names, filetab, pcsp, pcfile, pcln,
+	    pcdata, padding, trailer, total;
+} pcln_build_stats;
+
+/* Per-function placement, for link maps. */
+typedef struct pcln_func_layout {
+	uint64_t entry, size;
+	uint32_t funcoff;
+	uint32_t tab_off[3];		/* pcsp, pcfile, pcln offsets (0 none) */
+	uint32_t tab_len[3];
+} pcln_func_layout;
+
+/* Lay out and encode the blob.  On success store a malloc'ed buffer in
+ * *OUT (the caller frees it) and its length in *LEN and return 0.
+ * Functions are sorted by entry; overlapping functions are an error
+ * (PCLN_EOVERLAP, naming both).  The output is deterministic: the same
+ * calls give the same bytes.  The writer checks its own arithmetic and
+ * fails with PCLN_EMATH rather than write a wrong blob. */
+int pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
+    size_t *len, pcln_err *err);
+
+/* After a successful write: statistics, and the layout of function handle
+ * F (NULL if out of range). */
+const pcln_build_stats *pcln_builder_stats(const pcln_builder *b);
+const pcln_func_layout *pcln_builder_layout(const pcln_builder *b, long f);
+
+/* --- verifier --------------------------------------------------------- */
+
+/* Check an untrusted blob completely: header, sorted function table,
+ * sentinel, every offset in range and aligned, every string terminated,
+ * every table terminating inside the blob and covering exactly its
+ * function, file numbers in range, trailer and checksum.  Return 0, or -1
+ * with the first fault (its byte offset and what was expected) in ERR. */
+int pcln_verify(const uint8_t *blob, size_t len, pcln_err *err);
+
+/* --- reader ----------------------------------------------------------- */
+
+typedef struct pcln_table pcln_table;
+
+#define PCLN_OPEN_TRUSTED	0x1	/* skip pcln_verify: caller checked */
+
+/* Open BLOB[0..LEN) without copying it (it must outlive the table).
+ * Verifies it first unless PCLN_OPEN_TRUSTED. */
+pcln_table *pcln_open(const uint8_t *blob, size_t len, unsigned flags,
+    pcln_err *err);
+void pcln_close(pcln_table *t);
+
+typedef struct pcln_info {
+	pcln_target target;
+	size_t nfunc;
+	size_t nfile;
+	uint64_t text_start, text_end;	/* first entry, sentinel end pc */
+	size_t go12size;		/* bytes of the Go 1.2 part */
+	int has_trailer;
+	uint32_t trailer_version;
+	uint64_t checksum;		/* valid if has_trailer */
+	uint32_t filetab_off;
+} pcln_info;
+
+void pcln_get_info(const pcln_table *t, pcln_info *info);
+
+typedef struct pcln_func {
+	size_t index;
+	uint64_t entry;
+	uint64_t end;		/* entry + size: code end (gap excluded) */
+	uint64_t next;		/* next function's entry, or the end pc */
+	const char *name;
+	int32_t args, frame;
+	uint32_t funcoff;
+	uint32_t tab_off[3];	/* pcsp, pcfile, pcln */
+	uint32_t npcdata, nfuncdata;
+} pcln_func;
+
+size_t pcln_nfunc(const pcln_table *t);
+/* Function I (0 <= I < nfunc).  Returns 0 or -1. */
+int pcln_get_func(const pcln_table *t, size_t i, pcln_func *f);
+/* Index of the function whose code [entry, end) holds PC; -1 if PC is
+ * outside every function (before the first, in a gap, at/after end). */
+long pcln_find_func(const pcln_table *t, uint64_t pc);
+/* Offset of table TABLE of function I (0 for none or out of range). */
+uint32_t pcln_table_offset(const pcln_table *t, size_t i, int table);
+/* Funcdata slot IDX of function I, 0 if nil or out of range. */
+uint64_t pcln_funcdata(const pcln_table *t, size_t i, unsigned idx);
+
+size_t pcln_nfile(const pcln_table *t);
+/* Name of file number N (1 <= N <= nfile), or NULL. */
+const char *pcln_file_name(const pcln_table *t, uint32_t n);
+
+/* A row of a decoded table: VALUE holds for [START, END). */
+typedef struct pcln_row {
+	uint64_t start, end;
+	int32_t value;
+} pcln_row;
+
+/* Iterate the rows of table TABLE of function I.  Decodes incrementally:
+ * a full pass costs one decode of the table. */
+typedef struct pcln_rowiter {
+	const pcln_table *t;
+	uint64_t limit;		/* function end */
+	const uint8_t *p, *end;	/* decoder state (opaque) */
+	uint64_t pc;
+	int32_t value;
+	int first, done;
+} pcln_rowiter;
+
+/* Start iterating; returns 0, or -1 if the function or table does not
+ * exist (an absent table iterates as empty, returning 0). */
+int pcln_rows_begin(pcln_rowiter *it, const pcln_table *t, size_t i,
+    int table);
+/* Next row: 1 and *ROW filled, 0 at the end, -1 on a corrupt table. */
+int pcln_rows_next(pcln_rowiter *it, pcln_row *row);
+
+/* Value of table TABLE of function I at PC; 0 and *VALUE, or -1 if PC is
+ * not covered or the table is absent.  ROW, if not NULL, gets the range. */
+int pcln_pcvalue(const pcln_table *t, size_t i, int table, uint64_t pc,
+    int32_t *value, pcln_row *row);
+
+/* Everything about PC in one call. */
+typedef struct pcln_loc {
+	long func;		/* index, -1 if PC is in no function */
+	const char *name;
+	uint64_t entry;
+	const char *file;	/* NULL if unknown */
+	int32_t line;		/* 0 if unknown */
+	int32_t spdelta;	/* -1 if unknown... see has_sp */
+	int has_sp;
+} pcln_loc;
+
+int pcln_lookup(const pcln_table *t, uint64_t pc, pcln_loc *loc);
+
+/* Reverse lookup: call CB for every pc range that maps to FILE:LINE (FILE
+ * matched exactly, or as a path suffix after a '/').  CB returns nonzero
+ * to stop.  Returns the number of ranges reported, or -1. */
+typedef int (*pcln_range_cb)(void *arg, size_t func, uint64_t start,
+    uint64_t end);
+long pcln_line_to_pcs(const pcln_table *t, const char *file, int32_t line,
+    pcln_range_cb cb, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCLN_H */

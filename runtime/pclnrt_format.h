@@ -1,0 +1,258 @@
+/* pclnrt_format.h -- the one C definition of the pcln blob layout.
+ *
+ * THIS FILE AND doc/FORMAT.md MUST AGREE.  A layout change edits both,
+ * bumps PCLN_TRAILER_VERSION (for trailer changes) and adds a ChangeLog
+ * entry.  Nothing else in the project spells an offset of the layout.
+ *
+ * Freestanding: <stdint.h> and <stddef.h> only.  Every function here is
+ * static inline, allocates nothing, takes no lock, touches no global and
+ * is safe in a signal handler.  Every read is bounds-checked against the
+ * END pointer the caller passes, so even an unverified, corrupt blob never
+ * causes a read outside it.
+ *
+ * The picture (offsets from the start of the blob; P = pointer size,
+ * all multi-byte integers in the blob's byte order, which the magic tells):
+ *
+ *   0        uint32  magic 0xfffffffb
+ *   4        uint8   0
+ *   5        uint8   0
+ *   6        uint8   pc quantum (1, 2 or 4)
+ *   7        uint8   pointer size P (4 or 8)
+ *   8        uintP   nfunc
+ *   8+P      functab: nfunc pairs of (uintP entry pc, uintP func offset),
+ *                     sorted by entry, strictly increasing
+ *   8+P+2nP  uintP   end pc (the sentinel: functab[nfunc].entry)
+ *   8+P+2nP+P uint32 file table offset
+ *   ...      Func records (P-aligned), names, pc-value tables, file table
+ *   go12size end of the Go 1.2 part
+ *   ...      optional pcln trailer (see below), found from the blob's end
+ *
+ * Func record, at a P-aligned func offset:
+ *   0        uintP   entry (equals the functab entry)
+ *   P+0      int32   nameoff   (offset of a NUL-terminated name)
+ *   P+4      int32   args
+ *   P+8      int32   frame
+ *   P+12     int32   pcsp      (pc-value table offsets; 0 = no table)
+ *   P+16     int32   pcfile
+ *   P+20     int32   pcln
+ *   P+24     int32   npcdata
+ *   P+28     int32   nfuncdata
+ *   P+32     uint32  pcdata[npcdata]   (table offsets; 0 = no table)
+ *   align P  uintP   funcdata[nfuncdata] (0 = nil; padding only if
+ *                                         nfuncdata > 0)
+ *
+ * File table, at the file table offset (4-aligned):
+ *   uint32 nslots (= number of files + 1), then uint32 name offsets for
+ *   slots 1..nslots-1.  File numbers in pcfile tables start at 1.
+ *
+ * pc-value table: rows of (zig-zag uvarint value delta, uvarint pc delta
+ * / quantum).  The value starts at -1 and the pc at the function entry.
+ * A row gives the value that holds from the current pc for pc delta bytes.
+ * A value delta of 0 ends the table, except in the first row.
+ *
+ * Trailer (all integers in the blob's byte order except the checksum):
+ *   the last PCLN_FOOTER_SIZE bytes of the blob are the footer:
+ *   0   uint32 trailer version (PCLN_TRAILER_VERSION)
+ *   4   uint32 go12size: length of the Go 1.2 part
+ *   8   uint32 directory offset (8-aligned, from the blob's start)
+ *   12  uint32 number of directory entries
+ *   16  uint64 XXH64 (seed 0) of blob bytes [0, len - 16), big-endian
+ *   24  8 bytes PCLN_TRAILER_MAGIC "PCLNTRLR"
+ *   The directory holds entries of (uint32 tag, uint32 offset, uint32 size)
+ *   with sections 8-aligned between go12size and the directory.
+ */
+#ifndef PCLNRT_FORMAT_H
+#define PCLNRT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Header. */
+#define PCLN_GO12_MAGIC		0xfffffffbu
+#define PCLN_HDR_PAD0		4
+#define PCLN_HDR_PAD1		5
+#define PCLN_HDR_QUANTUM	6
+#define PCLN_HDR_PTRSIZE	7
+#define PCLN_HDR_NFUNC		8
+#define PCLN_FUNCTAB_OFF(ps)	(8u + (ps))
+/* Offset of functab entry I's entry pc and func offset. */
+#define PCLN_FTAB_ENTRY(ps, i)	(PCLN_FUNCTAB_OFF(ps) + 2u * (ps) * (i))
+#define PCLN_FTAB_FUNCOFF(ps, i) (PCLN_FTAB_ENTRY(ps, i) + (ps))
+/* The sentinel sits where functab[nfunc].entry would. */
+#define PCLN_FTAB_END(ps, n)	PCLN_FTAB_ENTRY(ps, n)
+#define PCLN_FILETABOFF_OFF(ps, n) (PCLN_FTAB_END(ps, n) + (ps))
+/* Bytes from the blob's start to the end of the file-table offset. */
+#define PCLN_HDR_END(ps, n)	(PCLN_FILETABOFF_OFF(ps, n) + 4u)
+
+/* Func record, offsets from the Func's start. */
+#define PCLN_FUNC_ENTRY		0
+#define PCLN_FUNC_NAMEOFF(ps)	((ps) + 0u)
+#define PCLN_FUNC_ARGS(ps)	((ps) + 4u)
+#define PCLN_FUNC_FRAME(ps)	((ps) + 8u)
+#define PCLN_FUNC_PCSP(ps)	((ps) + 12u)
+#define PCLN_FUNC_PCFILE(ps)	((ps) + 16u)
+#define PCLN_FUNC_PCLN(ps)	((ps) + 20u)
+#define PCLN_FUNC_NPCDATA(ps)	((ps) + 24u)
+#define PCLN_FUNC_NFUNCDATA(ps)	((ps) + 28u)
+#define PCLN_FUNC_SIZE(ps)	((ps) + 32u)
+#define PCLN_FUNC_PCDATA(ps, i)	(PCLN_FUNC_SIZE(ps) + 4u * (i))
+/* Offset of funcdata slot J in a Func with NPCDATA pcdata slots. */
+#define PCLN_FUNC_FUNCDATA(ps, npcdata, j) \
+	(((PCLN_FUNC_SIZE(ps) + 4u * (npcdata) + (ps) - 1u) & ~((ps) - 1u)) \
+	 + (ps) * (j))
+
+/* The three tables every Func names, by number; pcdata[i] is 3 + i. */
+#define PCLN_TAB_PCSP		0
+#define PCLN_TAB_PCFILE		1
+#define PCLN_TAB_PCLN		2
+#define PCLN_TAB_PCDATA(i)	(3 + (i))
+
+/* Trailer. */
+#define PCLN_TRAILER_VERSION	1u
+#define PCLN_TRAILER_MAGIC	"PCLNTRLR"
+#define PCLN_FOOTER_SIZE	32u
+#define PCLN_FOOTER_VERSION	0
+#define PCLN_FOOTER_GO12SIZE	4
+#define PCLN_FOOTER_DIROFF	8
+#define PCLN_FOOTER_NSECT	12
+#define PCLN_FOOTER_CHECKSUM	16
+#define PCLN_FOOTER_MAGIC	24
+#define PCLN_DIRENT_SIZE	12u
+#define PCLN_DIRENT_TAG		0
+#define PCLN_DIRENT_OFF		4
+#define PCLN_DIRENT_SIZEF	8
+#define PCLN_SECT_ALIGN		8u
+
+/* Section tags.
+ * FUNCSIZE: uint32[nfunc], the size in bytes of each function's code, in
+ *   functab order.  entry + size <= the next entry; pcs in
+ *   [entry + size, next entry) are a gap that belongs to no function.  The
+ *   pc-value tables of a function cover exactly [entry, entry + size), so a
+ *   blob without this section still tells gaps (see doc/FORMAT.md). */
+#define PCLN_SECT_FUNCSIZE	1u
+
+/* Limits the encoder and decoder agree on. */
+#define PCLN_VARINT_MAX		5	/* bytes in a uvarint of 32 bits */
+
+/* --- byte-wise loads, explicit byte order --- */
+
+static inline uint32_t
+pclnrt_load32(const uint8_t *p, int big)
+{
+	if (big)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		    (uint32_t)p[2] << 8 | (uint32_t)p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[1] << 8 | (uint32_t)p[0];
+}
+
+static inline uint64_t
+pclnrt_load64(const uint8_t *p, int big)
+{
+	uint64_t a = pclnrt_load32(p, big), b = pclnrt_load32(p + 4, big);
+	return big ? a << 32 | b : b << 32 | a;
+}
+
+/* Load a pointer-sized (PS = 4 or 8) unsigned integer. */
+static inline uint64_t
+pclnrt_loadptr(const uint8_t *p, unsigned ps, int big)
+{
+	return ps == 8 ? pclnrt_load64(p, big) : pclnrt_load32(p, big);
+}
+
+/* --- the varint reader: the only one in the project ---
+ *
+ * Decode one uvarint (little-endian base 128, at most 5 bytes, value
+ * below 2^32) from *P, not reading at or past END.  On success store it
+ * in *V, advance *P and return 0.  Return -1 on truncation (END reached
+ * inside the varint) and -2 on overflow (a 5th byte above 0x0f, or a
+ * continuation bit on the 5th byte); *P is then left unchanged.
+ * The one-byte case, which is most deltas, is the first test. */
+static inline int
+pclnrt_uvarint(const uint8_t **p, const uint8_t *end, uint32_t *v)
+{
+	const uint8_t *q = *p;
+	uint32_t x = 0;
+	unsigned shift;
+
+	if (q < end && *q < 0x80) {
+		*v = *q;
+		*p = q + 1;
+		return 0;
+	}
+	for (shift = 0; shift < 35; shift += 7) {
+		uint8_t b;
+		if (q >= end)
+			return -1;
+		b = *q++;
+		if (shift == 28 && b > 0x0f)
+			return -2;
+		x |= (uint32_t)(b & 0x7f) << shift;
+		if (b < 0x80) {
+			*v = x;
+			*p = q;
+			return 0;
+		}
+	}
+	return -2;	/* not reached: shift 28 with b > 0x0f returned */
+}
+
+static inline int32_t
+pclnrt_unzigzag(uint32_t u)
+{
+	return (int32_t)((u >> 1) ^ (0u - (u & 1)));
+}
+
+/* --- the pc-value stepper: the only one in the project ---
+ *
+ * State of a walk over one pc-value table.  Initialise with
+ * pclnrt_pcstep_init, then call pclnrt_pcstep until it returns <= 0.
+ * After a return of 1 the row is: VALUE holds for [PC, NEXTPC).
+ */
+struct pclnrt_pcstep {
+	const uint8_t *p;	/* next byte to decode */
+	const uint8_t *end;	/* end of the blob: no read at or past it */
+	uint64_t pc;		/* start of the current row */
+	uint64_t nextpc;	/* end of the current row */
+	int32_t value;		/* value of the current row */
+	uint32_t quantum;
+	int first;		/* 1 before the first row */
+};
+
+static inline void
+pclnrt_pcstep_init(struct pclnrt_pcstep *s, const uint8_t *table,
+    const uint8_t *end, uint64_t entry, uint32_t quantum)
+{
+	s->p = table;
+	s->end = end;
+	s->pc = entry;
+	s->nextpc = entry;
+	s->value = -1;
+	s->quantum = quantum;
+	s->first = 1;
+}
+
+/* Decode the next row.  Return 1 for a row, 0 at the end of the table,
+ * -1 for a table that runs off the end of the blob, -2 for a varint that
+ * overflows.  Each call consumes at least one byte or returns <= 0, so a
+ * loop over it ends within (END - table) calls on any input. */
+static inline int
+pclnrt_pcstep(struct pclnrt_pcstep *s)
+{
+	uint32_t uv, pcd;
+	int rc;
+
+	if ((rc = pclnrt_uvarint(&s->p, s->end, &uv)) != 0)
+		return rc;
+	if (uv == 0 && !s->first)
+		return 0;
+	if ((rc = pclnrt_uvarint(&s->p, s->end, &pcd)) != 0)
+		return rc;
+	s->first = 0;
+	s->pc = s->nextpc;
+	s->value = (int32_t)((uint32_t)s->value + (uint32_t)pclnrt_unzigzag(uv));
+	s->nextpc = s->pc + (uint64_t)pcd * s->quantum;
+	return 1;
+}
+
+#endif /* PCLNRT_FORMAT_H */

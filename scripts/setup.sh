@@ -1,0 +1,32 @@
+#!/bin/sh
+# scripts/setup.sh -- everything a fresh Debian 12 machine needs: install the
+# missing packages, bootstrap Autotools, configure and build in _build/.
+# Used by scripts/example.sh and scripts/test.sh; safe to run again.
+set -eu
+cd "$(dirname "$0")/.."
+top=$(pwd)
+
+pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
+libdw-dev libelf-dev binutils elfutils gdb golang-go clang llvm valgrind"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "setup: installing:$missing"
+	sudo=
+	[ "$(id -u)" -eq 0 ] || sudo=sudo
+	$sudo apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+if [ ! -x configure ] || [ configure.ac -nt configure ] || [ ! -f Makefile.in ]; then
+	autoreconf -fi
+fi
+mkdir -p _build
+cd _build
+if [ ! -f Makefile ] || [ ../configure -nt config.status ]; then
+	../configure --enable-werror ${PCLN_CONFIGURE_FLAGS:-}
+fi
+make -j"$(nproc)"

@@ -1,0 +1,1 @@
+## tests/local.mk -- rules for tests/, included by Makefile.am.

@@ -1,0 +1,1 @@
+## tools/local.mk -- rules for tools/, included by Makefile.am.
