@@ -1,1 +1,8 @@
 ## doc/local.mk -- rules for doc/, included by Makefile.am.
+
+EXTRA_DIST += doc/FORMAT.md doc/DESIGN.md
+
+dist_man_MANS += doc/pclndump.1
+EXTRA_DIST += doc/JSON.md
+dist_man_MANS += doc/pclnld.1
+EXTRA_DIST += doc/DESCRIPTION.md

@@ -5,7 +5,14 @@
 
 pcln_lib_sources = \
 	lib/pcln.h \
-	lib/error.c
+	lib/internal.h \
+	lib/error.c \
+	lib/grow.c \
+	lib/varint.c \
+	lib/pool.c \
+	lib/builder.c \
+	lib/verify.c \
+	lib/reader.c
 
 pkginclude_HEADERS += lib/pcln.h
 
@@ -20,3 +27,7 @@ noinst_LTLIBRARIES += lib/libpcln-internal.la
 lib_libpcln_internal_la_SOURCES = $(pcln_lib_sources)
 lib_libpcln_internal_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
 lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS)
+
+include $(srcdir)/lib/elf.mk
+include $(srcdir)/lib/link.mk
+include $(srcdir)/lib/go.mk

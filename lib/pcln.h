@@ -116,7 +116,10 @@ void pcln_builder_free(pcln_builder *b);
 
 /* Add a function; return its handle (>= 0, in order of addition) or -1.
  * ENTRY is its link-time address, SIZE its code size in bytes (> 0, a
- * multiple of the quantum, as ENTRY must be too).  The name is copied. */
+ * multiple of the quantum, as ENTRY must be too; at most 0xffffffff, the
+ * FUNCSIZE limit).  ENTRY + SIZE must fit in a target pointer, as it may
+ * become the sentinel end pc (PCLN_ERANGE otherwise).  The name is copied;
+ * equal names are stored once. */
 long pcln_builder_add_func(pcln_builder *b, const char *name, uint64_t entry,
     uint64_t size, int32_t args, int32_t frame, pcln_err *err);
 
@@ -127,20 +130,26 @@ long pcln_builder_add_file(pcln_builder *b, const char *path, pcln_err *err);
 /* Add a point to table TABLE of function F: from PCOFF (bytes from the
  * function's entry, < size, a multiple of the quantum) on the value is
  * VALUE, until the next point or the function's end.  Points must be added
- * in strictly increasing PCOFF order.  A table whose first point is not at
- * 0 holds -1 before it.  Consecutive equal values are merged.  For pcfile,
- * VALUE is a file number from pcln_builder_add_file. */
+ * in strictly increasing PCOFF order (PCLN_EORDER).  A table whose first
+ * point is not at 0 holds -1 before it.  Consecutive equal values are
+ * merged.  For pcfile, VALUE is a file number already returned by
+ * pcln_builder_add_file and the first point must be at PCOFF 0 (a pcfile
+ * value is never -1).  Points are stored compactly (8 bytes each). */
 int pcln_builder_add_point(pcln_builder *b, long f, int table,
     uint64_t pcoff, int32_t value, pcln_err *err);
 
 /* Set table TABLE of function F from already-encoded bytes (Go 1.2
- * encoding, including the terminating 0).  The bytes are validated
- * (decode, termination, coverage of exactly [0, size)) and decoded into
- * points, then re-encoded canonically at write time. */
+ * encoding, including the terminating 0), replacing any points.  The
+ * bytes are validated (decode, termination exactly at BYTES + LEN,
+ * coverage of exactly [0, size), pcfile values) and decoded into points,
+ * then re-encoded canonically at write time; rows of zero length are
+ * dropped.  LEN 0 makes the table absent. */
 int pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
     const uint8_t *bytes, size_t len, pcln_err *err);
 
-/* Set funcdata slot IDX of function F to VALUE (0 = nil). */
+/* Set funcdata slot IDX (< PCLN_MAX_FUNCDATA) of function F to VALUE
+ * (0 = nil; must fit a target pointer).  The function's nfuncdata is the
+ * highest slot set + 1; unset slots below it are nil. */
 int pcln_builder_set_funcdata(pcln_builder *b, long f, unsigned idx,
     uint64_t value, pcln_err *err);
 
@@ -151,7 +160,12 @@ typedef struct pcln_build_stats {
 	size_t nnames, nnames_unique;
 	size_t dedupe_saved;		/* bytes saved by deduplication */
 	size_t rows;			/* rows encoded (after dedupe) */
-	/* bytes per part; they add up to total */
+	/* bytes per part; they add up to total.  names holds function
+	 * names and file paths; header is magic..nfunc, functab the pairs,
+	 * sentinel and file table offset; funcs the Func records without
+	 * their alignment padding; trailer its sections, directory and
+	 * footer.  A table shared by dedupe counts once, in the part of
+	 * the first function (in entry order) that uses it. */
 	size_t header, functab, funcs, names, filetab, pcsp, pcfile, pcln,
 	    pcdata, padding, trailer, total;
 } pcln_build_stats;
@@ -169,12 +183,19 @@ typedef struct pcln_func_layout {
  * Functions are sorted by entry; overlapping functions are an error
  * (PCLN_EOVERLAP, naming both).  The output is deterministic: the same
  * calls give the same bytes.  The writer checks its own arithmetic and
- * fails with PCLN_EMATH rather than write a wrong blob. */
+ * fails with PCLN_EMATH rather than write a wrong blob (it also runs
+ * pcln_verify on the result).  Every offset must fit an int32: a blob
+ * over 2 GiB fails with PCLN_ERANGE.  Names, file paths and pc-value
+ * tables are deduplicated (tables by content, hashed with XXH64).
+ * With PCLN_WRITE_GO12 there is no FUNCSIZE: a function with no table at
+ * all then reads back as extending to the next entry.  The builder may be
+ * written again, and added to, after a write. */
 int pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
     size_t *len, pcln_err *err);
 
-/* After a successful write: statistics, and the layout of function handle
- * F (NULL if out of range). */
+/* After a successful write: statistics (all zero before the first), and
+ * the layout of function handle F (NULL if out of range or before the
+ * first write).  Both stay valid until the next write or the free. */
 const pcln_build_stats *pcln_builder_stats(const pcln_builder *b);
 const pcln_func_layout *pcln_builder_layout(const pcln_builder *b, long f);
 
@@ -184,7 +205,14 @@ const pcln_func_layout *pcln_builder_layout(const pcln_builder *b, long f);
  * sentinel, every offset in range and aligned, every string terminated,
  * every table terminating inside the blob and covering exactly its
  * function, file numbers in range, trailer and checksum.  Return 0, or -1
- * with the first fault (its byte offset and what was expected) in ERR. */
+ * with the first fault (its byte offset and what was expected) in ERR.
+ * A function's size is FUNCSIZE, or without a trailer where its first
+ * present table ends, in the order pcsp, pcln, pcfile, pcdata[0..] (the
+ * next entry if it has none); the last function ends exactly at the
+ * sentinel end pc.  Nothing may follow the last byte the Go 1.2
+ * part uses except a whole trailer, so a truncated or damaged trailer is
+ * an error (PCLN_ETRAILER) rather than ignored.  Structural faults are
+ * reported before a checksum mismatch.  Linear in the blob's size. */
 int pcln_verify(const uint8_t *blob, size_t len, pcln_err *err);
 
 /* --- reader ----------------------------------------------------------- */
@@ -194,7 +222,10 @@ typedef struct pcln_table pcln_table;
 #define PCLN_OPEN_TRUSTED	0x1	/* skip pcln_verify: caller checked */
 
 /* Open BLOB[0..LEN) without copying it (it must outlive the table).
- * Verifies it first unless PCLN_OPEN_TRUSTED. */
+ * Verifies it first unless PCLN_OPEN_TRUSTED.  A trusted blob still gets
+ * O(1) header checks; if it is in fact corrupt, answers may be wrong but
+ * no read leaves BLOB[0..LEN) and every call ends.  Without FUNCSIZE, a
+ * function's end costs one decode of its first table. */
 pcln_table *pcln_open(const uint8_t *blob, size_t len, unsigned flags,
     pcln_err *err);
 void pcln_close(pcln_table *t);
@@ -276,15 +307,20 @@ typedef struct pcln_loc {
 	uint64_t entry;
 	const char *file;	/* NULL if unknown */
 	int32_t line;		/* 0 if unknown */
-	int32_t spdelta;	/* -1 if unknown... see has_sp */
+	int32_t spdelta;	/* pcsp value at PC, if has_sp */
 	int has_sp;
 } pcln_loc;
 
+/* Returns 0, or -1 (LOC->func -1) if PC is in no function. */
 int pcln_lookup(const pcln_table *t, uint64_t pc, pcln_loc *loc);
 
 /* Reverse lookup: call CB for every pc range that maps to FILE:LINE (FILE
- * matched exactly, or as a path suffix after a '/').  CB returns nonzero
- * to stop.  Returns the number of ranges reported, or -1. */
+ * matched exactly, or as a path suffix after a '/'), in function order;
+ * adjacent ranges of one function are merged into one.  CB may be NULL to
+ * only count; CB returns nonzero to stop.  A LINE below 1 ("no line")
+ * matches nothing.  Costs one pass over each function's pcfile and pcln
+ * tables, walked in step.  Returns the number of ranges reported
+ * (including the one CB stopped at), or -1 (FILE NULL or no memory). */
 typedef int (*pcln_range_cb)(void *arg, size_t func, uint64_t start,
     uint64_t end);
 long pcln_line_to_pcs(const pcln_table *t, const char *file, int32_t line,

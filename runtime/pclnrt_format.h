@@ -98,7 +98,7 @@
 #define PCLN_FUNC_PCDATA(ps, i)	(PCLN_FUNC_SIZE(ps) + 4u * (i))
 /* Offset of funcdata slot J in a Func with NPCDATA pcdata slots. */
 #define PCLN_FUNC_FUNCDATA(ps, npcdata, j) \
-	(((PCLN_FUNC_SIZE(ps) + 4u * (npcdata) + (ps) - 1u) & ~((ps) - 1u)) \
+	(((PCLN_FUNC_SIZE(ps) + 4u * (uint64_t)(npcdata) + (ps) - 1u) & ~((uint64_t)(ps) - 1u)) \
 	 + (ps) * (j))
 
 /* The three tables every Func names, by number; pcdata[i] is 3 + i. */

@@ -1,1 +1,8 @@
 ## tests/local.mk -- rules for tests/, included by Makefile.am.
+## Each test group keeps its rules in its own .mk file.
+
+include $(srcdir)/tests/lib.mk
+include $(srcdir)/tests/runtime.mk
+include $(srcdir)/tests/pclnld.mk
+include $(srcdir)/tests/pclndump.mk
+include $(srcdir)/tests/go.mk

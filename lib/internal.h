@@ -1,0 +1,118 @@
+/* internal.h -- private helpers shared by libpcln's source files.
+ *
+ * Not installed.  Symbols here use the pclni_ prefix so that the export
+ * regex of libpcln.la ('^(pcln_|pclnrt_)') keeps them private; white-box
+ * tests reach them through libpcln-internal.la.
+ */
+#ifndef PCLN_INTERNAL_H
+#define PCLN_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pcln.h"
+#include "pclnrt_format.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define PCLNI_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PCLNI_PRINTF(f, a)
+#endif
+
+/* Fill ERR (if not NULL) with CODE, OFFSET (-1 if none) and a message made
+ * from FMT.  Always returns -1 so callers can write
+ * "return pclni_seterr(...)". */
+int pclni_seterr(pcln_err *err, int code, int64_t offset,
+    const char *fmt, ...) PCLNI_PRINTF(4, 5);
+
+/* Clear ERR (if not NULL) to PCLN_OK. */
+void pclni_clearerr(pcln_err *err);
+
+/* Grow the array whose pointer is at PP (of *CAP elements of SIZE) to
+ * hold at least N, doubling.  The pointer is read and written with
+ * memcpy, so any object pointer type may be passed without breaking
+ * aliasing rules.  Returns 0, or -1 (nothing changed) on overflow or no
+ * memory. */
+int pclni_grow(void *pp, size_t *cap, size_t n, size_t size);
+
+/* --- byte-wise stores, explicit byte order --- */
+
+static inline void
+pclni_store32(uint8_t *p, uint32_t v, int big)
+{
+	if (big) {
+		p[0] = (uint8_t)(v >> 24);
+		p[1] = (uint8_t)(v >> 16);
+		p[2] = (uint8_t)(v >> 8);
+		p[3] = (uint8_t)v;
+	} else {
+		p[0] = (uint8_t)v;
+		p[1] = (uint8_t)(v >> 8);
+		p[2] = (uint8_t)(v >> 16);
+		p[3] = (uint8_t)(v >> 24);
+	}
+}
+
+static inline void
+pclni_store64(uint8_t *p, uint64_t v, int big)
+{
+	if (big) {
+		pclni_store32(p, (uint32_t)(v >> 32), 1);
+		pclni_store32(p + 4, (uint32_t)v, 1);
+	} else {
+		pclni_store32(p, (uint32_t)v, 0);
+		pclni_store32(p + 4, (uint32_t)(v >> 32), 0);
+	}
+}
+
+static inline void
+pclni_storeptr(uint8_t *p, uint64_t v, unsigned ps, int big)
+{
+	if (ps == 8)
+		pclni_store64(p, v, big);
+	else
+		pclni_store32(p, (uint32_t)v, big);
+}
+
+/* Round X up to a multiple of A (a power of two). */
+static inline uint64_t
+pclni_align(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
+/* Offset of funcdata slot J in a Func record with NPCDATA pcdata slots,
+ * in 64-bit arithmetic (PCLN_FUNC_FUNCDATA's mask is 32-bit, so it is
+ * only exact for sums below 2^32). */
+static inline uint64_t
+pclni_funcdata_off(unsigned ps, uint64_t npcdata, uint64_t j)
+{
+	return pclni_align(PCLN_FUNC_PCDATA(ps, npcdata), ps) + ps * j;
+}
+
+/* --- interning pool: deduplicated byte strings, keyed by XXH64 ---
+ *
+ * Items are appended to DATA in order of first addition and numbered from
+ * 0; adding an item already present returns the old number.  Lookups are
+ * O(1) expected (open addressing, load factor <= 1/2).  Offsets and sizes
+ * are 32-bit: the pool refuses to grow past INT32_MAX bytes. */
+struct pclni_pool {
+	uint8_t *data;
+	size_t len, cap;	/* bytes used / allocated in DATA */
+	uint32_t *off, *size;	/* per item */
+	uint64_t *hash;		/* per item */
+	size_t n, ncap;		/* items used / allocated */
+	uint32_t *slot;		/* hash slots: item number + 1, 0 = empty */
+	size_t nslot;		/* power of two */
+};
+
+void pclni_pool_init(struct pclni_pool *p);
+void pclni_pool_free(struct pclni_pool *p);
+/* Add DATA[0..LEN) to P.  Return its item number, or -1 out of memory,
+ * -2 if the pool would exceed INT32_MAX bytes.  *ISNEW (if not NULL) is
+ * set to 1 if the item was not yet present. */
+long pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
+    int *isnew);
+
+#endif /* PCLN_INTERNAL_H */

@@ -1,0 +1,535 @@
+/* reader.c -- open a pcln blob in place and answer questions about it.
+ *
+ * pcln_open verifies the blob (unless PCLN_OPEN_TRUSTED) and keeps only
+ * pointers into it.  Even a trusted blob that is in fact corrupt is read
+ * only through bounded loads: a field outside the blob reads as 0, a string
+ * without a NUL inside the blob is NULL, and every table walk stops at the
+ * end of the Go 1.2 part and at the function's end.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+struct pcln_table {
+	const uint8_t *b;
+	uint64_t len;
+	uint64_t go12;		/* bytes of the Go 1.2 part */
+	int big;
+	unsigned ps, q;
+	size_t n;
+	uint64_t endpc;
+	uint32_t filetab;
+	size_t nfile;
+	int has_trailer;
+	uint32_t trailer_version;
+	uint64_t checksum;
+	int64_t funcsize;	/* offset of FUNCSIZE, -1 if none */
+};
+
+/* Bounded loads: a field not wholly inside the blob reads as 0. */
+static uint32_t
+r32(const pcln_table *t, uint64_t off)
+{
+	if (off > t->len || t->len - off < 4)
+		return 0;
+	return pclnrt_load32(t->b + off, t->big);
+}
+
+static uint64_t
+rptr(const pcln_table *t, uint64_t off)
+{
+	if (off > t->len || t->len - off < t->ps)
+		return 0;
+	return pclnrt_loadptr(t->b + off, t->ps, t->big);
+}
+
+/* The NUL-terminated string at OFF, or NULL if it is not one. */
+static const char *
+rstr(const pcln_table *t, uint64_t off)
+{
+	if (off == 0 || off >= t->len ||
+	    memchr(t->b + off, 0, (size_t)(t->len - off)) == NULL)
+		return NULL;
+	return (const char *)t->b + off;
+}
+
+static uint64_t
+entry_of(const pcln_table *t, size_t i)
+{
+	return pclnrt_loadptr(t->b + PCLN_FTAB_ENTRY(t->ps, (uint64_t)i),
+	    t->ps, t->big);
+}
+
+static uint64_t
+funcoff_of(const pcln_table *t, size_t i)
+{
+	return pclnrt_loadptr(t->b + PCLN_FTAB_FUNCOFF(t->ps, (uint64_t)i),
+	    t->ps, t->big);
+}
+
+/* Next function's entry (or the end pc), never below this entry. */
+static uint64_t
+next_of(const pcln_table *t, size_t i)
+{
+	uint64_t e = entry_of(t, i);
+	uint64_t nx = i + 1 < t->n ? entry_of(t, i + 1) : t->endpc;
+	return nx < e ? e : nx;
+}
+
+/* Where the table at OFF of a function at ENTRY ends, walking no further
+ * than LIMIT; LIMIT if the table is damaged. */
+static uint64_t
+table_end(const pcln_table *t, uint32_t off, uint64_t entry, uint64_t limit)
+{
+	struct pclnrt_pcstep s;
+	uint64_t end = entry;
+	int rc;
+
+	if (off >= t->go12)
+		return limit;
+	pclnrt_pcstep_init(&s, t->b + off, t->b + t->go12, entry, t->q);
+	while ((rc = pclnrt_pcstep(&s)) == 1) {
+		if (s.nextpc < s.pc || s.nextpc > limit)
+			return limit;
+		end = s.nextpc;
+	}
+	return rc == 0 ? end : limit;
+}
+
+/* End of function I's code: FUNCSIZE, else the end of its first table in
+ * the order pcsp, pcln, pcfile, pcdata[0..], else the next entry. */
+static uint64_t
+end_of(const pcln_table *t, size_t i)
+{
+	uint64_t e = entry_of(t, i), nx = next_of(t, i), fo = funcoff_of(t, i);
+	static const int order[3] = {
+		PCLN_TAB_PCSP, PCLN_TAB_PCLN, PCLN_TAB_PCFILE
+	};
+	uint64_t k, npc;
+
+	if (t->funcsize >= 0) {
+		uint64_t sz = r32(t, (uint64_t)t->funcsize + 4 * (uint64_t)i);
+		return sz > nx - e ? nx : e + sz;
+	}
+	for (k = 0; k < 3; k++) {
+		uint32_t off = r32(t, fo + PCLN_FUNC_PCSP(t->ps) +
+		    4u * (unsigned)order[k]);
+		if (off != 0)
+			return table_end(t, off, e, nx);
+	}
+	npc = r32(t, fo + PCLN_FUNC_NPCDATA(t->ps));
+	for (k = 0; k < npc && fo + PCLN_FUNC_PCDATA(t->ps, k) < t->len; k++) {
+		uint32_t off = r32(t, fo + PCLN_FUNC_PCDATA(t->ps, k));
+		if (off != 0)
+			return table_end(t, off, e, nx);
+	}
+	return nx;
+}
+
+/* Parse the header, trailer footer and file table; O(1) checks only, so
+ * that every later read can be bounded. */
+static int
+parse(pcln_table *t, pcln_err *err)
+{
+	const uint8_t *b = t->b;
+	uint64_t foot, n, ns;
+
+	if (t->len < 16)
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)t->len,
+		    "blob of %" PRIu64 " bytes: too short for a header",
+		    t->len);
+	if (pclnrt_load32(b, 0) == PCLN_GO12_MAGIC)
+		t->big = 0;
+	else if (pclnrt_load32(b, 1) == PCLN_GO12_MAGIC)
+		t->big = 1;
+	else
+		return pclni_seterr(err, PCLN_EMAGIC, 0,
+		    "header at 0x0: bad magic, expected 0xfffffffb");
+	t->q = b[PCLN_HDR_QUANTUM];
+	t->ps = b[PCLN_HDR_PTRSIZE];
+	if ((t->q != 1 && t->q != 2 && t->q != 4) ||
+	    (t->ps != 4 && t->ps != 8))
+		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_QUANTUM,
+		    "header at 0x6: quantum %u pointer size %u, expected 1, 2 "
+		    "or 4 and 4 or 8", t->q, t->ps);
+	t->go12 = t->len;
+	t->funcsize = -1;
+	if (t->len >= PCLN_FOOTER_SIZE) {
+		foot = t->len - PCLN_FOOTER_SIZE;
+		if (memcmp(b + foot + PCLN_FOOTER_MAGIC, PCLN_TRAILER_MAGIC,
+		    8) == 0) {
+			uint64_t go12 = r32(t, foot + PCLN_FOOTER_GO12SIZE);
+			uint64_t dir = r32(t, foot + PCLN_FOOTER_DIROFF);
+			uint64_t ns2 = r32(t, foot + PCLN_FOOTER_NSECT), k;
+			if (go12 < PCLN_HDR_END(t->ps, 0) || go12 > foot)
+				return pclni_seterr(err, PCLN_ETRAILER,
+				    (int64_t)(foot + PCLN_FOOTER_GO12SIZE),
+				    "trailer footer at 0x%" PRIx64 ": bad Go "
+				    "1.2 size 0x%" PRIx64, foot, go12);
+			t->go12 = go12;
+			t->has_trailer = 1;
+			t->trailer_version = r32(t, foot);
+			t->checksum = pclnrt_load64(b + foot +
+			    PCLN_FOOTER_CHECKSUM, 1);
+			for (k = 0; k < ns2 && dir <= foot &&
+			    k < (foot - dir) / PCLN_DIRENT_SIZE; k++) {
+				uint64_t de = dir + k * PCLN_DIRENT_SIZE;
+				if (r32(t, de) == PCLN_SECT_FUNCSIZE) {
+					t->funcsize = r32(t, de + 4);
+					break;
+				}
+			}
+		}
+	}
+	n = rptr(t, PCLN_HDR_NFUNC);
+	if (t->go12 < PCLN_HDR_END(t->ps, 0) || n > (t->go12 - PCLN_HDR_END(t->ps, 0)) / (2 * t->ps))
+		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_NFUNC,
+		    "header at 0x8: nfunc %" PRIu64 " does not fit the blob", n);
+	t->n = (size_t)n;
+	if (t->funcsize >= 0 && ((uint64_t)t->funcsize > t->len ||
+	    (t->len - (uint64_t)t->funcsize) / 4 < n))
+		t->funcsize = -1;
+	t->endpc = rptr(t, PCLN_FTAB_END(t->ps, n));
+	t->filetab = r32(t, PCLN_FILETABOFF_OFF(t->ps, n));
+	ns = r32(t, t->filetab);
+	if (ns >= 1 && t->filetab < t->go12 && ns <= (t->go12 - t->filetab) / 4)
+		t->nfile = (size_t)(ns - 1);
+	return 0;
+}
+
+pcln_table *
+pcln_open(const uint8_t *blob, size_t len, unsigned flags, pcln_err *err)
+{
+	pcln_table *t;
+
+	pclni_clearerr(err);
+	if (blob == NULL) {
+		pclni_seterr(err, PCLN_EINVAL, -1, "open: NULL blob");
+		return NULL;
+	}
+	if (!(flags & PCLN_OPEN_TRUSTED) && pcln_verify(blob, len, err) != 0)
+		return NULL;
+	if ((t = calloc(1, sizeof *t)) == NULL) {
+		pclni_seterr(err, PCLN_ENOMEM, -1, "open: out of memory");
+		return NULL;
+	}
+	t->b = blob;
+	t->len = len;
+	if (parse(t, err) != 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void
+pcln_close(pcln_table *t)
+{
+	free(t);
+}
+
+void
+pcln_get_info(const pcln_table *t, pcln_info *info)
+{
+	memset(info, 0, sizeof *info);
+	info->target.ptrsize = t->ps;
+	info->target.quantum = t->q;
+	info->target.bigendian = t->big;
+	info->nfunc = t->n;
+	info->nfile = t->nfile;
+	info->text_start = t->n ? entry_of(t, 0) : 0;
+	info->text_end = t->endpc;
+	info->go12size = (size_t)t->go12;
+	info->has_trailer = t->has_trailer;
+	info->trailer_version = t->trailer_version;
+	info->checksum = t->checksum;
+	info->filetab_off = t->filetab;
+}
+
+size_t
+pcln_nfunc(const pcln_table *t)
+{
+	return t->n;
+}
+
+int
+pcln_get_func(const pcln_table *t, size_t i, pcln_func *f)
+{
+	uint64_t fo;
+
+	memset(f, 0, sizeof *f);
+	if (i >= t->n)
+		return -1;
+	fo = funcoff_of(t, i);
+	f->index = i;
+	f->entry = entry_of(t, i);
+	f->next = next_of(t, i);
+	f->end = end_of(t, i);
+	f->funcoff = (uint32_t)fo;
+	f->name = rstr(t, r32(t, fo + PCLN_FUNC_NAMEOFF(t->ps)));
+	f->args = (int32_t)r32(t, fo + PCLN_FUNC_ARGS(t->ps));
+	f->frame = (int32_t)r32(t, fo + PCLN_FUNC_FRAME(t->ps));
+	f->tab_off[0] = r32(t, fo + PCLN_FUNC_PCSP(t->ps));
+	f->tab_off[1] = r32(t, fo + PCLN_FUNC_PCFILE(t->ps));
+	f->tab_off[2] = r32(t, fo + PCLN_FUNC_PCLN(t->ps));
+	f->npcdata = r32(t, fo + PCLN_FUNC_NPCDATA(t->ps));
+	f->nfuncdata = r32(t, fo + PCLN_FUNC_NFUNCDATA(t->ps));
+	return 0;
+}
+
+long
+pcln_find_func(const pcln_table *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->n;
+
+	/* The last function whose entry is <= PC. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (entry_of(t, mid) <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || pc < entry_of(t, lo - 1) || pc >= end_of(t, lo - 1))
+		return -1;
+	return (long)(lo - 1);
+}
+
+uint32_t
+pcln_table_offset(const pcln_table *t, size_t i, int table)
+{
+	uint64_t fo;
+
+	if (i >= t->n || table < 0)
+		return 0;
+	fo = funcoff_of(t, i);
+	if (table < 3)
+		return r32(t, fo + PCLN_FUNC_PCSP(t->ps) + 4u * (unsigned)table);
+	if ((uint32_t)(table - 3) >= r32(t, fo + PCLN_FUNC_NPCDATA(t->ps)))
+		return 0;
+	return r32(t, fo + PCLN_FUNC_PCDATA(t->ps, (uint64_t)(table - 3)));
+}
+
+uint64_t
+pcln_funcdata(const pcln_table *t, size_t i, unsigned idx)
+{
+	uint64_t fo;
+	uint32_t npc;
+
+	if (i >= t->n)
+		return 0;
+	fo = funcoff_of(t, i);
+	if (idx >= r32(t, fo + PCLN_FUNC_NFUNCDATA(t->ps)))
+		return 0;
+	npc = r32(t, fo + PCLN_FUNC_NPCDATA(t->ps));
+	return rptr(t, fo + pclni_funcdata_off(t->ps, npc, idx));
+}
+
+size_t
+pcln_nfile(const pcln_table *t)
+{
+	return t->nfile;
+}
+
+const char *
+pcln_file_name(const pcln_table *t, uint32_t n)
+{
+	if (n < 1 || n > t->nfile)
+		return NULL;
+	return rstr(t, r32(t, (uint64_t)t->filetab + 4 * (uint64_t)n));
+}
+
+int
+pcln_rows_begin(pcln_rowiter *it, const pcln_table *t, size_t i, int table)
+{
+	uint64_t fo;
+	uint32_t off;
+
+	memset(it, 0, sizeof *it);
+	it->t = t;
+	it->done = 1;
+	if (i >= t->n || table < 0)
+		return -1;
+	fo = funcoff_of(t, i);
+	if (table >= 3 &&
+	    (uint32_t)(table - 3) >= r32(t, fo + PCLN_FUNC_NPCDATA(t->ps)))
+		return -1;
+	off = pcln_table_offset(t, i, table);
+	it->pc = entry_of(t, i);
+	it->limit = end_of(t, i);
+	it->value = -1;
+	it->first = 1;
+	it->end = t->b + t->go12;
+	if (off == 0)
+		return 0;		/* absent: no rows */
+	if (off >= t->go12) {
+		it->done = 2;		/* damaged: the first next fails */
+		return 0;
+	}
+	it->p = t->b + off;
+	it->done = 0;
+	return 0;
+}
+
+int
+pcln_rows_next(pcln_rowiter *it, pcln_row *row)
+{
+	struct pclnrt_pcstep s;
+	int rc;
+
+	if (it->done)
+		return it->done == 2 ? -1 : 0;
+	pclnrt_pcstep_init(&s, it->p, it->end, it->pc, it->t->q);
+	s.value = it->value;
+	s.first = it->first;
+	rc = pclnrt_pcstep(&s);
+	if (rc == 1 && (s.nextpc < s.pc || s.nextpc > it->limit))
+		rc = -1;
+	if (rc != 1) {
+		it->done = rc == 0 ? 1 : 2;
+		return rc == 0 ? 0 : -1;
+	}
+	it->p = s.p;
+	it->pc = s.nextpc;
+	it->value = s.value;
+	it->first = 0;
+	row->start = s.pc;
+	row->end = s.nextpc;
+	row->value = s.value;
+	return 1;
+}
+
+int
+pcln_pcvalue(const pcln_table *t, size_t i, int table, uint64_t pc,
+    int32_t *value, pcln_row *row)
+{
+	pcln_rowiter it;
+	pcln_row r;
+
+	if (pcln_rows_begin(&it, t, i, table) != 0 || pc < it.pc ||
+	    pc >= it.limit)
+		return -1;
+	while (pcln_rows_next(&it, &r) == 1) {
+		if (pc >= r.end)
+			continue;
+		if (pc < r.start)
+			break;
+		if (value != NULL)
+			*value = r.value;
+		if (row != NULL)
+			*row = r;
+		return 0;
+	}
+	return -1;
+}
+
+int
+pcln_lookup(const pcln_table *t, uint64_t pc, pcln_loc *loc)
+{
+	pcln_func f;
+	int32_t v;
+	long i;
+
+	memset(loc, 0, sizeof *loc);
+	loc->func = i = pcln_find_func(t, pc);
+	loc->spdelta = -1;
+	if (i < 0 || pcln_get_func(t, (size_t)i, &f) != 0)
+		return -1;
+	loc->name = f.name;
+	loc->entry = f.entry;
+	if (pcln_pcvalue(t, (size_t)i, PCLN_TABLE_PCFILE, pc, &v, NULL) == 0 &&
+	    v > 0)
+		loc->file = pcln_file_name(t, (uint32_t)v);
+	if (pcln_pcvalue(t, (size_t)i, PCLN_TABLE_PCLN, pc, &v, NULL) == 0)
+		loc->line = v;
+	if (pcln_pcvalue(t, (size_t)i, PCLN_TABLE_PCSP, pc, &v, NULL) == 0) {
+		loc->spdelta = v;
+		loc->has_sp = 1;
+	}
+	return 0;
+}
+
+/* Does PATH name FILE: equal, or ending in "/" FILE? */
+static int
+file_matches(const char *path, const char *file)
+{
+	size_t lp = strlen(path), lf = strlen(file);
+
+	if (lp == lf)
+		return strcmp(path, file) == 0;
+	return lp > lf && path[lp - lf - 1] == '/' &&
+	    strcmp(path + lp - lf, file) == 0;
+}
+
+long
+pcln_line_to_pcs(const pcln_table *t, const char *file, int32_t line,
+    pcln_range_cb cb, void *arg)
+{
+	unsigned char *match;
+	size_t i, k;
+	long count = 0;
+	int any = 0;
+
+	if (t == NULL || file == NULL)
+		return -1;
+	if (line < 1)
+		return 0;	/* 0 and below mean "no line" */
+	if ((match = calloc(t->nfile + 1, 1)) == NULL)
+		return -1;
+	for (k = 1; k <= t->nfile; k++) {
+		const char *p = pcln_file_name(t, (uint32_t)k);
+		if (p != NULL && file_matches(p, file))
+			match[k] = any = 1;
+	}
+	for (i = 0; any && i < t->n; i++) {
+		pcln_rowiter fi, li;
+		pcln_row rf, rl;
+		uint64_t ps = 0, pe = 0;
+		int have = 0;
+
+		if (pcln_table_offset(t, i, PCLN_TABLE_PCFILE) == 0 ||
+		    pcln_table_offset(t, i, PCLN_TABLE_PCLN) == 0 ||
+		    pcln_rows_begin(&fi, t, i, PCLN_TABLE_PCFILE) != 0 ||
+		    pcln_rows_begin(&li, t, i, PCLN_TABLE_PCLN) != 0 ||
+		    pcln_rows_next(&fi, &rf) != 1 ||
+		    pcln_rows_next(&li, &rl) != 1)
+			continue;
+		/* Walk both tables in step over the common sub-ranges. */
+		for (;;) {
+			uint64_t s = rf.start > rl.start ? rf.start : rl.start;
+			uint64_t e = rf.end < rl.end ? rf.end : rl.end;
+			int more = 1;
+			if (s < e && rl.value == line && rf.value > 0 &&
+			    (size_t)rf.value <= t->nfile && match[rf.value]) {
+				if (have && pe == s) {
+					pe = e;
+				} else {
+					if (have) {
+						count++;
+						if (cb && cb(arg, i, ps, pe))
+							goto stop;
+					}
+					ps = s;
+					pe = e;
+					have = 1;
+				}
+			}
+			if (rf.end == e && pcln_rows_next(&fi, &rf) != 1)
+				more = 0;
+			if (rl.end == e && pcln_rows_next(&li, &rl) != 1)
+				more = 0;
+			if (!more)
+				break;
+		}
+		if (have) {
+			count++;
+			if (cb && cb(arg, i, ps, pe))
+				goto stop;
+		}
+	}
+stop:
+	free(match);
+	return count;
+}

@@ -1,0 +1,453 @@
+/* verify.c -- check an untrusted pcln blob completely.
+ *
+ * Order: header, trailer (so FUNCSIZE is known), functab and sentinel,
+ * file table, every Func record and its tables, and last the checksum (so
+ * a structural fault is reported as itself, not as a checksum mismatch).
+ * All arithmetic is in uint64_t on values bounded by the blob length, so
+ * nothing overflows; every loop is bounded by nfunc or by the blob's bytes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <xxhash.h>
+
+#include "internal.h"
+
+struct vctx {
+	const uint8_t *b;
+	uint64_t len;
+	uint64_t go12;		/* length of the Go 1.2 part */
+	int big;
+	unsigned ps, q;
+	uint64_t n;
+	uint64_t hdr_end;
+	uint64_t endpc;
+	uint64_t nfile;
+	int64_t funcsize;	/* offset of the FUNCSIZE section, or -1 */
+	uint64_t nfuncsize;	/* entries in it */
+	int has_trailer;
+	uint64_t extent;	/* end of the furthest structure seen */
+	uint64_t last_end;	/* end of the last function checked */
+	pcln_err *err;
+};
+
+static uint32_t
+ld32(const struct vctx *v, uint64_t off)
+{
+	return pclnrt_load32(v->b + off, v->big);
+}
+
+static uint64_t
+ldptr(const struct vctx *v, uint64_t off)
+{
+	return pclnrt_loadptr(v->b + off, v->ps, v->big);
+}
+
+static void
+reach(struct vctx *v, uint64_t end)
+{
+	if (end > v->extent)
+		v->extent = end;
+}
+
+/* Is there a NUL-terminated string at OFF inside the Go 1.2 part? */
+static int
+str_ok(struct vctx *v, uint64_t off)
+{
+	const uint8_t *nul;
+
+	if (off < v->hdr_end || off >= v->go12 ||
+	    (nul = memchr(v->b + off, 0, (size_t)(v->go12 - off))) == NULL)
+		return 0;
+	reach(v, (uint64_t)(nul - v->b) + 1);
+	return 1;
+}
+
+static int
+check_header(struct vctx *v)
+{
+	pcln_err *err = v->err;
+
+	if (v->len < 8)
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)v->len,
+		    "blob of %" PRIu64 " bytes: shorter than the 8-byte header",
+		    v->len);
+	if (pclnrt_load32(v->b, 0) == PCLN_GO12_MAGIC)
+		v->big = 0;
+	else if (pclnrt_load32(v->b, 1) == PCLN_GO12_MAGIC)
+		v->big = 1;
+	else
+		return pclni_seterr(err, PCLN_EMAGIC, 0, "header at 0x0: magic "
+		    "0x%08" PRIx32 ", expected 0xfffffffb in either byte order",
+		    pclnrt_load32(v->b, 1));
+	if (v->b[PCLN_HDR_PAD0] != 0 || v->b[PCLN_HDR_PAD1] != 0) {
+		int at = v->b[PCLN_HDR_PAD0] ? PCLN_HDR_PAD0 : PCLN_HDR_PAD1;
+		return pclni_seterr(err, PCLN_EHEADER, at, "header at 0x%x: pad "
+		    "byte 0x%02x, expected 0", at, v->b[at]);
+	}
+	v->q = v->b[PCLN_HDR_QUANTUM];
+	if (v->q != 1 && v->q != 2 && v->q != 4)
+		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_QUANTUM,
+		    "header at 0x6: pc quantum %u, expected 1, 2 or 4", v->q);
+	v->ps = v->b[PCLN_HDR_PTRSIZE];
+	if (v->ps != 4 && v->ps != 8)
+		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_PTRSIZE,
+		    "header at 0x7: pointer size %u, expected 4 or 8", v->ps);
+	if (v->len < 8 + v->ps)
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)v->len,
+		    "blob of %" PRIu64 " bytes: header needs %u bytes", v->len,
+		    8 + v->ps);
+	return 0;
+}
+
+/* The trailer, if the blob ends in one.  Sets go12 and funcsize. */
+static int
+check_trailer(struct vctx *v)
+{
+	pcln_err *err = v->err;
+	uint64_t foot, ver, go12, diroff, nsect, i, prev_end, prev_tag = 0;
+
+	v->go12 = v->len;
+	v->funcsize = -1;
+	if (v->len < PCLN_FOOTER_SIZE)
+		return 0;
+	foot = v->len - PCLN_FOOTER_SIZE;
+	if (memcmp(v->b + foot + PCLN_FOOTER_MAGIC, PCLN_TRAILER_MAGIC, 8))
+		return 0;	/* plain Go 1.2 */
+	ver = ld32(v, foot + PCLN_FOOTER_VERSION);
+	go12 = ld32(v, foot + PCLN_FOOTER_GO12SIZE);
+	diroff = ld32(v, foot + PCLN_FOOTER_DIROFF);
+	nsect = ld32(v, foot + PCLN_FOOTER_NSECT);
+	if (ver != PCLN_TRAILER_VERSION)
+		return pclni_seterr(err, PCLN_ETRAILER,
+		    (int64_t)(foot + PCLN_FOOTER_VERSION), "trailer footer at "
+		    "0x%" PRIx64 ": version %" PRIu64 ", expected %u", foot,
+		    ver, PCLN_TRAILER_VERSION);
+	if (go12 < PCLN_HDR_END(v->ps, 0) || go12 > foot)
+		return pclni_seterr(err, PCLN_ETRAILER,
+		    (int64_t)(foot + PCLN_FOOTER_GO12SIZE), "trailer footer at "
+		    "0x%" PRIx64 ": Go 1.2 size 0x%" PRIx64 ", expected 0x%x "
+		    "to 0x%" PRIx64, foot, go12, PCLN_HDR_END(v->ps, 0), foot);
+	if (diroff % PCLN_SECT_ALIGN != 0 || diroff < go12 ||
+	    diroff > foot || nsect != (foot - diroff) / PCLN_DIRENT_SIZE ||
+	    diroff + nsect * PCLN_DIRENT_SIZE != foot)
+		return pclni_seterr(err, PCLN_ETRAILER,
+		    (int64_t)(foot + PCLN_FOOTER_DIROFF), "trailer footer at "
+		    "0x%" PRIx64 ": directory at 0x%" PRIx64 " with %" PRIu64
+		    " entries, expected 8-aligned, at least 0x%" PRIx64 " and "
+		    "ending at the footer", foot, diroff, nsect, go12);
+	/* Sections: in directory order, sorted by tag and by offset, 8-aligned,
+	 * between go12size rounded up to 8 and the directory, zero padding
+	 * between them. */
+	prev_end = go12;
+	for (i = 0; i < nsect; i++) {
+		uint64_t de = diroff + i * PCLN_DIRENT_SIZE;
+		uint64_t tag = ld32(v, de + PCLN_DIRENT_TAG);
+		uint64_t off = ld32(v, de + PCLN_DIRENT_OFF);
+		uint64_t size = ld32(v, de + PCLN_DIRENT_SIZEF), k;
+		if (i > 0 && tag <= prev_tag)
+			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)de,
+			    "trailer directory entry %" PRIu64 " at 0x%" PRIx64
+			    ": tag %" PRIu64 " not above the previous tag %"
+			    PRIu64, i, de, tag, prev_tag);
+		if (off % PCLN_SECT_ALIGN != 0 || off < prev_end ||
+		    off > diroff || size > diroff - off)
+			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)de,
+			    "trailer directory entry %" PRIu64 " at 0x%" PRIx64
+			    ": section at 0x%" PRIx64 " size 0x%" PRIx64
+			    ", expected 8-aligned inside [0x%" PRIx64 ", 0x%"
+			    PRIx64 ")", i, de, off, size, prev_end, diroff);
+		for (k = prev_end; k < off; k++)
+			if (v->b[k] != 0)
+				return pclni_seterr(err, PCLN_ETRAILER,
+				    (int64_t)k, "trailer padding byte at 0x%"
+				    PRIx64 " is 0x%02x, expected 0", k, v->b[k]);
+		if (tag == PCLN_SECT_FUNCSIZE) {
+			v->funcsize = (int64_t)off;
+			if (size % 4 != 0)
+				return pclni_seterr(err, PCLN_ETRAILER,
+				    (int64_t)de, "trailer directory entry %"
+				    PRIu64 " at 0x%" PRIx64 ": FUNCSIZE size %"
+				    PRIu64 ", expected a multiple of 4", i, de,
+				    size);
+			v->nfuncsize = size / 4;
+		}
+		prev_tag = tag;
+		prev_end = off + size;
+	}
+	for (i = prev_end; i < diroff; i++)
+		if (v->b[i] != 0)
+			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)i,
+			    "trailer padding byte at 0x%" PRIx64 " is 0x%02x, "
+			    "expected 0", i, v->b[i]);
+	v->go12 = go12;
+	v->has_trailer = 1;
+	return 0;
+}
+
+static int
+check_functab(struct vctx *v)
+{
+	pcln_err *err = v->err;
+	uint64_t i, prev = 0;
+
+	if (v->go12 < PCLN_HDR_END(v->ps, 0))
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)v->go12,
+		    "Go 1.2 part of %" PRIu64 " bytes: shorter than the %u "
+		    "bytes of an empty function table", v->go12,
+		    PCLN_HDR_END(v->ps, 0));
+	v->n = ldptr(v, PCLN_HDR_NFUNC);
+	if (v->n > (v->go12 - PCLN_HDR_END(v->ps, 0)) / (2 * v->ps))
+		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_NFUNC,
+		    "header at 0x8: nfunc %" PRIu64 " needs a functab larger "
+		    "than the %" PRIu64 "-byte Go 1.2 part", v->n, v->go12);
+	v->hdr_end = PCLN_HDR_END(v->ps, v->n);
+	reach(v, v->hdr_end);
+	if (v->funcsize >= 0 && v->nfuncsize != v->n)
+		return pclni_seterr(err, PCLN_ETRAILER, v->funcsize,
+		    "trailer FUNCSIZE section at 0x%" PRIx64 ": %" PRIu64
+		    " sizes, expected nfunc = %" PRIu64, (uint64_t)v->funcsize,
+		    v->nfuncsize, v->n);
+	for (i = 0; i < v->n; i++) {
+		uint64_t at = PCLN_FTAB_ENTRY(v->ps, i);
+		uint64_t e = ldptr(v, at);
+		uint64_t fo = ldptr(v, at + v->ps);
+		if (i > 0 && e <= prev)
+			return pclni_seterr(err, PCLN_EORDER, (int64_t)at,
+			    "functab[%" PRIu64 "] at 0x%" PRIx64 ": entry 0x%"
+			    PRIx64 " not above previous entry 0x%" PRIx64, i,
+			    at, e, prev);
+		if (e % v->q != 0)
+			return pclni_seterr(err, PCLN_EFUNCTAB, (int64_t)at,
+			    "functab[%" PRIu64 "] at 0x%" PRIx64 ": entry 0x%"
+			    PRIx64 " not a multiple of the pc quantum %u", i,
+			    at, e, v->q);
+		if (fo % v->ps != 0 || fo < v->hdr_end ||
+		    fo > v->go12 || v->go12 - fo < PCLN_FUNC_SIZE(v->ps))
+			return pclni_seterr(err, PCLN_EFUNCTAB,
+			    (int64_t)(at + v->ps), "functab[%" PRIu64 "] at 0x%"
+			    PRIx64 ": func offset 0x%" PRIx64 ", expected a "
+			    "multiple of %u with a Func record inside [0x%"
+			    PRIx64 ", 0x%" PRIx64 ")", i, at + v->ps, fo, v->ps,
+			    v->hdr_end, v->go12);
+		prev = e;
+	}
+	v->endpc = ldptr(v, PCLN_FTAB_END(v->ps, v->n));
+	if (v->n > 0 && v->endpc < prev)
+		return pclni_seterr(err, PCLN_EFUNCTAB,
+		    (int64_t)PCLN_FTAB_END(v->ps, v->n), "functab sentinel at "
+		    "0x%" PRIx64 ": end pc 0x%" PRIx64 " below the last "
+		    "entry 0x%" PRIx64, (uint64_t)PCLN_FTAB_END(v->ps, v->n),
+		    v->endpc, prev);
+	return 0;
+}
+
+static int
+check_filetab(struct vctx *v)
+{
+	pcln_err *err = v->err;
+	uint64_t at = PCLN_FILETABOFF_OFF(v->ps, v->n);
+	uint64_t ft = ld32(v, at), ns, i;
+
+	if (ft % 4 != 0 || ft < v->hdr_end || ft > v->go12 - 4)
+		return pclni_seterr(err, PCLN_EFILETAB, (int64_t)at,
+		    "file table offset at 0x%" PRIx64 ": 0x%" PRIx64 ", expected "
+		    "4-aligned inside [0x%" PRIx64 ", 0x%" PRIx64 ")", at, ft,
+		    v->hdr_end, v->go12 - 4);
+	ns = ld32(v, ft);
+	if (ns < 1 || ns > (v->go12 - ft) / 4)
+		return pclni_seterr(err, PCLN_EFILETAB, (int64_t)ft,
+		    "file table at 0x%" PRIx64 ": %" PRIu64 " slots, expected 1 "
+		    "to %" PRIu64, ft, ns, (v->go12 - ft) / 4);
+	for (i = 1; i < ns; i++) {
+		uint64_t so = ld32(v, ft + 4 * i);
+		if (!str_ok(v, so))
+			return pclni_seterr(err, PCLN_ESTRING,
+			    (int64_t)(ft + 4 * i), "file table slot %" PRIu64
+			    " at 0x%" PRIx64 ": name offset 0x%" PRIx64 " is not "
+			    "a NUL-terminated string inside [0x%" PRIx64 ", 0x%"
+			    PRIx64 ")", i, ft + 4 * i, so, v->hdr_end, v->go12);
+	}
+	v->nfile = ns - 1;
+	reach(v, ft + 4 * ns);
+	return 0;
+}
+
+static const char *const tabname[] = { "pcsp", "pcfile", "pcln" };
+
+/* Decode the table at OFF (field at FIELD) of function I from ENTRY; it
+ * must end at or before LIMIT.  Store the covered end in *END. */
+static int
+check_table(struct vctx *v, uint64_t i, uint64_t field, int tab,
+    uint64_t off, uint64_t entry, uint64_t limit, uint64_t *end)
+{
+	pcln_err *err = v->err;
+	struct pclnrt_pcstep s;
+	char name[32];
+	int rc;
+
+	if (tab < 3)
+		snprintf(name, sizeof name, "%s", tabname[tab]);
+	else
+		snprintf(name, sizeof name, "pcdata[%d]", tab - 3);
+	if (off < v->hdr_end || off >= v->go12)
+		return pclni_seterr(err, PCLN_EPCTAB, (int64_t)field,
+		    "function %" PRIu64 " at 0x%" PRIx64 ": %s offset 0x%"
+		    PRIx64 ", expected 0 or inside [0x%" PRIx64 ", 0x%" PRIx64
+		    ")", i, field, name, off, v->hdr_end, v->go12);
+	pclnrt_pcstep_init(&s, v->b + off, v->b + v->go12, entry, v->q);
+	while ((rc = pclnrt_pcstep(&s)) == 1) {
+		if (s.nextpc < s.pc || s.nextpc > limit)
+			return pclni_seterr(err, PCLN_EPCTAB,
+			    (int64_t)(s.p - v->b), "function %" PRIu64 " %s "
+			    "table at 0x%" PRIx64 ": row [0x%" PRIx64 ", 0x%"
+			    PRIx64 ") ending at byte 0x%tx runs past 0x%"
+			    PRIx64, i, name, off, s.pc, s.nextpc, s.p - v->b,
+			    limit);
+		if (tab == PCLN_TAB_PCFILE &&
+		    (s.value < 1 || (uint64_t)s.value > v->nfile))
+			return pclni_seterr(err, PCLN_EFILETAB,
+			    (int64_t)(s.p - v->b), "function %" PRIu64 " pcfile "
+			    "table at 0x%" PRIx64 ": file %" PRId32 " for [0x%"
+			    PRIx64 ", 0x%" PRIx64 ") before byte 0x%tx, expected "
+			    "1 to %" PRIu64, i, off, s.value, s.pc, s.nextpc,
+			    s.p - v->b, v->nfile);
+	}
+	if (rc == -1)
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)v->go12,
+		    "function %" PRIu64 " %s table at 0x%" PRIx64 ": runs off "
+		    "the end of the Go 1.2 part at 0x%" PRIx64 ", expected a "
+		    "terminating 0", i, name, off, v->go12);
+	if (rc == -2)
+		return pclni_seterr(err, PCLN_EVARINT, (int64_t)(s.p - v->b),
+		    "function %" PRIu64 " %s table at 0x%" PRIx64 ": varint at "
+		    "0x%tx overflows 32 bits", i, name, off, s.p - v->b);
+	*end = s.nextpc;
+	reach(v, (uint64_t)(s.p - v->b));
+	return 0;
+}
+
+static int
+check_func(struct vctx *v, uint64_t i)
+{
+	pcln_err *err = v->err;
+	uint64_t at = PCLN_FTAB_ENTRY(v->ps, i);
+	uint64_t entry = ldptr(v, at), fo = ldptr(v, at + v->ps);
+	uint64_t next = i + 1 < v->n ? ldptr(v, at + 2 * v->ps) : v->endpc;
+	uint64_t fe, nameoff, npc, nfd, recend, limit, size = 0, tend = 0, j;
+	int sized = 0, t;
+
+	fe = ldptr(v, fo);
+	if (fe != entry)
+		return pclni_seterr(err, PCLN_EFUNC, (int64_t)fo, "Func record "
+		    "of function %" PRIu64 " at 0x%" PRIx64 ": entry 0x%" PRIx64
+		    ", expected the functab entry 0x%" PRIx64, i, fo, fe, entry);
+	nameoff = ld32(v, fo + PCLN_FUNC_NAMEOFF(v->ps));
+	if (!str_ok(v, nameoff))
+		return pclni_seterr(err, PCLN_ESTRING,
+		    (int64_t)(fo + PCLN_FUNC_NAMEOFF(v->ps)), "Func record of "
+		    "function %" PRIu64 " at 0x%" PRIx64 ": name offset 0x%"
+		    PRIx64 " is not a NUL-terminated string inside [0x%" PRIx64
+		    ", 0x%" PRIx64 ")", i, fo, nameoff, v->hdr_end, v->go12);
+	npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps));
+	nfd = ld32(v, fo + PCLN_FUNC_NFUNCDATA(v->ps));
+	recend = nfd ? fo + pclni_funcdata_off(v->ps, npc, nfd) :
+	    fo + PCLN_FUNC_PCDATA(v->ps, npc);
+	if (npc > INT32_MAX || nfd > INT32_MAX || recend > v->go12)
+		return pclni_seterr(err, PCLN_EFUNC,
+		    (int64_t)(fo + PCLN_FUNC_NPCDATA(v->ps)), "Func record of "
+		    "function %" PRIu64 " at 0x%" PRIx64 ": npcdata %" PRId32
+		    " nfuncdata %" PRId32 " make it end at 0x%" PRIx64
+		    ", expected inside the Go 1.2 part (0x%" PRIx64 ")", i, fo,
+		    (int32_t)npc, (int32_t)nfd, recend, v->go12);
+	reach(v, recend);
+	/* The size: FUNCSIZE, else where pcsp (pcln, pcfile) ends. */
+	if (v->funcsize >= 0) {
+		size = ld32(v, (uint64_t)v->funcsize + 4 * i);
+		if (size == 0 || size > next - entry)
+			return pclni_seterr(err, PCLN_EPCTAB,
+			    (int64_t)((uint64_t)v->funcsize + 4 * i),
+			    "FUNCSIZE of function %" PRIu64 " at 0x%" PRIx64
+			    ": size 0x%" PRIx64 ", expected 1 to 0x%" PRIx64
+			    " (up to the next entry 0x%" PRIx64 ")", i,
+			    (uint64_t)v->funcsize + 4 * i, size, next - entry,
+			    next);
+		sized = 1;
+	}
+	limit = sized ? entry + size : next;
+	/* pcsp, pcln, pcfile, pcdata[0..]: without FUNCSIZE the first
+	 * present table in this order sizes the function. */
+	for (j = 0; j < 3 + npc; j++) {
+		static const int order[3] = {
+			PCLN_TAB_PCSP, PCLN_TAB_PCLN, PCLN_TAB_PCFILE
+		};
+		uint64_t field, o;
+		t = j < 3 ? order[j] : (int)j;
+		field = j < 3 ? fo + PCLN_FUNC_PCSP(v->ps) + 4u * (unsigned)t :
+		    fo + PCLN_FUNC_PCDATA(v->ps, j - 3);
+		if ((o = ld32(v, field)) == 0)
+			continue;
+		if (check_table(v, i, field, t, o, entry, limit, &tend) != 0)
+			return -1;
+		if (!sized) {
+			size = tend - entry;
+			limit = tend;
+			sized = 1;
+		} else if (tend != entry + size)
+			return pclni_seterr(err, PCLN_EPCTAB, (int64_t)field,
+			    "function %" PRIu64 " table %d (offset field at 0x%"
+			    PRIx64 ") covers [0x%" PRIx64 ", 0x%" PRIx64 "), "
+			    "expected [0x%" PRIx64 ", 0x%" PRIx64 ")", i, t,
+			    field, entry, tend, entry, entry + size);
+	}
+	v->last_end = sized ? entry + size : next;
+	return 0;
+}
+
+int
+pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
+{
+	struct vctx v;
+	uint64_t i;
+
+	pclni_clearerr(err);
+	if (blob == NULL)
+		return pclni_seterr(err, PCLN_EINVAL, -1, "blob: NULL");
+	memset(&v, 0, sizeof v);
+	v.b = blob;
+	v.len = len;
+	v.err = err;
+	if (check_header(&v) != 0 || check_trailer(&v) != 0 ||
+	    check_functab(&v) != 0 || check_filetab(&v) != 0)
+		return -1;
+	for (i = 0; i < v.n; i++)
+		if (check_func(&v, i) != 0)
+			return -1;
+	if (v.n > 0 && v.last_end != v.endpc)
+		return pclni_seterr(err, PCLN_EFUNCTAB,
+		    (int64_t)PCLN_FTAB_END(v.ps, v.n), "functab sentinel at "
+		    "0x%" PRIx64 ": end pc 0x%" PRIx64 ", expected the end of "
+		    "the last function 0x%" PRIx64,
+		    (uint64_t)PCLN_FTAB_END(v.ps, v.n), v.endpc, v.last_end);
+	/* Nothing may follow the Go 1.2 data but a whole trailer: this is
+	 * what catches a truncated or damaged trailer. */
+	if (v.extent != v.go12)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)v.extent,
+		    "0x%" PRIx64 " bytes after the end of the Go 1.2 data at 0x%"
+		    PRIx64 ", expected %s", v.go12 - v.extent, v.extent,
+		    v.has_trailer ? "the trailer's Go 1.2 size to end there" :
+		    "none, or a pcln trailer ending in \"" PCLN_TRAILER_MAGIC
+		    "\"");
+	if (v.has_trailer) {
+		uint64_t foot = v.len - PCLN_FOOTER_SIZE;
+		uint64_t want = pclnrt_load64(blob + foot +
+		    PCLN_FOOTER_CHECKSUM, 1);
+		uint64_t got = XXH64(blob, (size_t)(v.len - 16), 0);
+		if (got != want)
+			return pclni_seterr(err, PCLN_ECHECKSUM,
+			    (int64_t)(foot + PCLN_FOOTER_CHECKSUM), "trailer "
+			    "footer at 0x%" PRIx64 ": checksum 0x%016" PRIx64
+			    ", computed 0x%016" PRIx64, foot, want, got);
+	}
+	return 0;
+}
