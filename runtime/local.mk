@@ -1,11 +1,14 @@
 ## runtime/local.mk -- the freestanding runtime, included by Makefile.am.
 ##
 ## Built -ffreestanding: it may use nothing outside itself.  The test
-## tests/runtime-nolibc.sh checks the object has no undefined symbols.
+## tests/runtime-nolibc.sh checks the objects have no undefined symbols.
 
-pkginclude_HEADERS += runtime/pclnrt_format.h
+pkginclude_HEADERS += runtime/pclnrt_format.h runtime/pclnrt.h
+
+pclnrt_sources = runtime/pclnrt_format.h runtime/pclnrt.h \
+	runtime/pclnrt.c runtime/module.c runtime/traceback.c
 
 noinst_LTLIBRARIES += runtime/libpclnrt.la
-runtime_libpclnrt_la_SOURCES = runtime/pclnrt_format.h runtime/pclnrt.c
+runtime_libpclnrt_la_SOURCES = $(pclnrt_sources)
 runtime_libpclnrt_la_CFLAGS = $(AM_CFLAGS) -ffreestanding -fno-builtin \
 	-fno-stack-protector

@@ -1,1 +1,383 @@
-int pclnrt_placeholder_(void); int pclnrt_placeholder_(void) { return 0; }
+/* pclnrt.c -- one blob: open it, find a pc's function, read its tables.
+ *
+ * Freestanding: no libc, no allocation, no globals, no locks; see
+ * pclnrt.h.  Every read goes through a bounds test against the blob's
+ * length, so an unverified blob costs wrong answers, never a fault.
+ * Offsets are computed in uint64_t, where a 32-bit offset plus a 32-bit
+ * count times 8 cannot overflow.  No 64-bit division anywhere: on 32-bit
+ * targets it would call a libgcc helper (__udivdi3, __aeabi_uldivmod).
+ */
+#include "pclnrt.h"
+#include "pclnrt_format.h"
+
+#define INIT_MSG_(code, val, msg) case code: return msg;
+
+const char *
+pclnrt_init_strerror(int code)
+{
+	switch (code) {
+	PCLNRT_INIT_ERROR_LIST(INIT_MSG_)
+	default:
+		return "unknown error";
+	}
+}
+
+/* True if [OFF, OFF + N) lies inside a blob of LEN bytes. */
+static int
+fits(size_t len, uint64_t off, uint64_t n)
+{
+	return off <= len && n <= len - off;
+}
+
+/* The NUL-terminated string at OFF, or NULL if it does not end in the
+ * blob.  Costs one pass over the string. */
+static const char *
+cstring(const pclnrt_table *t, uint64_t off)
+{
+	uint64_t i;
+
+	if (off == 0 || off >= t->len)
+		return NULL;
+	for (i = off; i < t->len; i++)
+		if (t->blob[i] == 0)
+			return (const char *)(t->blob + off);
+	return NULL;
+}
+
+static uint64_t
+ftab_entry(const pclnrt_table *t, uint64_t i)
+{
+	return pclnrt_loadptr(t->blob + PCLN_FTAB_ENTRY((uint64_t)t->ptrsize,
+	    i), t->ptrsize, t->big);
+}
+
+/* Parse the trailer if the blob ends in one.  Return 0 with *GO12 (the
+ * Go 1.2 part's length) and *FS and *FSLEN (the FUNCSIZE section, if any)
+ * set, or -1 if the footer, directory or section cannot be right.  A
+ * trailer of an unknown version is ignored, as if absent. */
+static int
+trailer(const uint8_t *b, size_t len, int big, size_t *go12,
+    const uint8_t **fs, uint64_t *fslen)
+{
+	static const char magic[] = PCLN_TRAILER_MAGIC;
+	const uint8_t *ft;
+	uint64_t g, dir, n, i;
+	unsigned k;
+
+	*go12 = len;
+	*fs = NULL;
+	*fslen = 0;
+	if (len < PCLN_FOOTER_SIZE)
+		return 0;
+	ft = b + len - PCLN_FOOTER_SIZE;
+	for (k = 0; k < 8; k++)
+		if (ft[PCLN_FOOTER_MAGIC + k] != (uint8_t)magic[k])
+			return 0;
+	if (pclnrt_load32(ft + PCLN_FOOTER_VERSION, big) !=
+	    PCLN_TRAILER_VERSION)
+		return 0;
+	g = pclnrt_load32(ft + PCLN_FOOTER_GO12SIZE, big);
+	dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
+	n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big);
+	if (g > dir || dir % PCLN_SECT_ALIGN != 0 ||
+	    !fits(len - PCLN_FOOTER_SIZE, dir, n * PCLN_DIRENT_SIZE))
+		return -1;
+	for (i = 0; i < n; i++) {
+		const uint8_t *d = b + dir + i * PCLN_DIRENT_SIZE;
+		uint64_t off = pclnrt_load32(d + PCLN_DIRENT_OFF, big);
+		uint64_t sz = pclnrt_load32(d + PCLN_DIRENT_SIZEF, big);
+
+		if (off < g || !fits(dir, off, sz))
+			return -1;
+		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
+		    PCLN_SECT_FUNCSIZE) {
+			*fs = b + off;
+			*fslen = sz;
+		}
+	}
+	*go12 = (size_t)g;
+	return 0;
+}
+
+int
+pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
+{
+	const uint8_t *b = blob;
+	const uint8_t *fs;
+	uint64_t ps, nfunc, fslen, ft, ns;
+	size_t go12;
+	int big;
+
+	t->blob = b;
+	t->len = len;
+	t->funcsize = NULL;
+	t->nfunc = 0;
+	t->minpc = t->maxpc = 0;
+	t->filetab = 0;
+	t->nslots = 0;
+	t->ptrsize = t->quantum = t->big = 0;
+	if (b == NULL || len < 8)
+		return PCLNRT_EINIT_SHORT;
+	if (pclnrt_load32(b, 1) == PCLN_GO12_MAGIC)
+		big = 1;
+	else if (pclnrt_load32(b, 0) == PCLN_GO12_MAGIC)
+		big = 0;
+	else
+		return PCLNRT_EINIT_MAGIC;
+	ps = b[PCLN_HDR_PTRSIZE];
+	if (b[PCLN_HDR_PAD0] != 0 || b[PCLN_HDR_PAD1] != 0 ||
+	    (ps != 4 && ps != 8) || (b[PCLN_HDR_QUANTUM] != 1 &&
+	    b[PCLN_HDR_QUANTUM] != 2 && b[PCLN_HDR_QUANTUM] != 4))
+		return PCLNRT_EINIT_HEADER;
+	if (len < PCLN_HDR_END(ps, 0))
+		return PCLNRT_EINIT_SHORT;
+	if (trailer(b, len, big, &go12, &fs, &fslen) != 0)
+		return PCLNRT_EINIT_TRAILER;
+	nfunc = pclnrt_loadptr(b + PCLN_HDR_NFUNC, (unsigned)ps, big);
+	/* The functab, sentinel and file-table offset fit in the Go 1.2
+	 * part: HDR_END(ps, nfunc) = HDR_END(ps, 0) + 2 * ps * nfunc
+	 * (2 * ps is 8 or 16: a shift, not a division). */
+	if (go12 < PCLN_HDR_END(ps, 0) ||
+	    nfunc > (go12 - PCLN_HDR_END(ps, 0)) >> (ps == 8 ? 4 : 3))
+		return PCLNRT_EINIT_FUNCTAB;
+	if (fs != NULL && fslen != 4 * nfunc)
+		return PCLNRT_EINIT_TRAILER;
+	t->ptrsize = (uint8_t)ps;
+	t->quantum = b[PCLN_HDR_QUANTUM];
+	t->big = (uint8_t)big;
+	t->nfunc = nfunc;
+	t->maxpc = ftab_entry(t, nfunc);
+	t->minpc = nfunc > 0 ? ftab_entry(t, 0) : t->maxpc;
+	if (nfunc > 0 && t->maxpc <= ftab_entry(t, nfunc - 1)) {
+		t->nfunc = 0;
+		return PCLNRT_EINIT_SENTINEL;
+	}
+	ft = pclnrt_load32(b + PCLN_FILETABOFF_OFF(ps, nfunc), big);
+	ns = 0;
+	if (ft != 0) {
+		if (ft % 4 != 0 || !fits(len, ft, 4) ||
+		    (ns = pclnrt_load32(b + ft, big)) == 0 ||
+		    !fits(len, ft, 4 * ns)) {
+			t->nfunc = 0;
+			return PCLNRT_EINIT_FILETAB;
+		}
+	}
+	t->filetab = (uint32_t)ft;
+	t->nslots = (uint32_t)ns;
+	t->funcsize = fs;
+	return PCLNRT_EINIT_OK;
+}
+
+/* Offset of table TABLE of F, 0 if absent; -1 in *BAD if its slot does
+ * not fit in the blob. */
+static uint32_t
+tab_off(const pclnrt_func *f, uint64_t table, int *bad)
+{
+	const pclnrt_table *t = f->t;
+	uint64_t ps = t->ptrsize, slot;
+
+	*bad = 0;
+	if (table <= PCLN_TAB_PCLN)
+		slot = PCLN_FUNC_PCSP(ps) + 4 * table;
+	else if (table - PCLN_TAB_PCDATA(0) < f->npcdata)
+		slot = PCLN_FUNC_PCDATA(ps, table - PCLN_TAB_PCDATA(0));
+	else
+		return 0;
+	if (!fits(t->len, f->funcoff + slot, 4)) {
+		*bad = 1;
+		return 0;
+	}
+	return pclnrt_load32(t->blob + f->funcoff + slot, t->big);
+}
+
+/* The first pc past the rows of the table at OFF of a function at ENTRY
+ * (its code end, for blobs without FUNCSIZE), or 0 if corrupt. */
+static uint64_t
+tab_end(const pclnrt_table *t, uint32_t off, uint64_t entry)
+{
+	struct pclnrt_pcstep s;
+	int rc;
+
+	if (off >= t->len)
+		return 0;
+	pclnrt_pcstep_init(&s, t->blob + off, t->blob + t->len, entry,
+	    t->quantum);
+	while ((rc = pclnrt_pcstep(&s)) == 1)
+		;
+	return rc == 0 ? s.nextpc : 0;
+}
+
+int
+pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
+{
+	uint64_t lo = 0, hi, mid, entry, next, end, funcoff, ps = t->ptrsize;
+	static const int order[3] = {
+		PCLN_TAB_PCSP, PCLN_TAB_PCLN, PCLN_TAB_PCFILE
+	};
+	const uint8_t *rec;
+
+	if (t->nfunc == 0 || pc < t->minpc || pc >= t->maxpc)
+		return PCLNRT_NOTFOUND;
+	/* Largest LO with entry(LO) <= PC.  The sentinel is entry(nfunc),
+	 * so entry(LO + 1) always exists.  At most 64 steps even when the
+	 * table is not sorted. */
+	hi = t->nfunc;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (ftab_entry(t, mid) <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	entry = ftab_entry(t, lo);
+	next = ftab_entry(t, lo + 1);
+	if (pc < entry || pc >= next)
+		return PCLNRT_CORRUPT;	/* an unsorted function table */
+	funcoff = pclnrt_loadptr(t->blob + PCLN_FTAB_FUNCOFF(ps, lo),
+	    (unsigned)ps, t->big);
+	if (!fits(t->len, funcoff, PCLN_FUNC_SIZE(ps)))
+		return PCLNRT_CORRUPT;
+	rec = t->blob + funcoff;
+	if (pclnrt_loadptr(rec + PCLN_FUNC_ENTRY, (unsigned)ps, t->big) !=
+	    entry)
+		return PCLNRT_CORRUPT;
+	f->t = t;
+	f->funcoff = (uint32_t)funcoff;
+	f->npcdata = pclnrt_load32(rec + PCLN_FUNC_NPCDATA(ps), t->big);
+	f->nfuncdata = pclnrt_load32(rec + PCLN_FUNC_NFUNCDATA(ps), t->big);
+	if (funcoff > UINT32_MAX)
+		return PCLNRT_CORRUPT;
+	if (t->funcsize != NULL) {
+		end = entry + pclnrt_load32(t->funcsize + 4 * lo, t->big);
+	} else {
+		/* The code ends where the pcsp table ends; without one,
+		 * pcln, then pcfile, then the first present pcdata table;
+		 * without any table, at the next entry (doc/FORMAT.md 7).
+		 * Bounded: a slot past the blob's end stops the loop. */
+		uint32_t off = 0;
+		uint64_t k, ntab = 3 + (uint64_t)f->npcdata;
+		int bad;
+
+		end = next;
+		for (k = 0; k < ntab && off == 0; k++) {
+			off = tab_off(f, k < 3 ? (uint64_t)order[k] : k, &bad);
+			if (bad)
+				return PCLNRT_CORRUPT;
+			if (off != 0 && (end = tab_end(t, off, entry)) == 0)
+				return PCLNRT_CORRUPT;
+		}
+	}
+	if (end <= entry || end > next)
+		return PCLNRT_CORRUPT;
+	if (pc >= end)
+		return PCLNRT_NOTFOUND;	/* a gap between functions */
+	f->name = cstring(t, pclnrt_load32(rec + PCLN_FUNC_NAMEOFF(ps),
+	    t->big));
+	f->entry = entry;
+	f->end = end;
+	f->args = (int32_t)pclnrt_load32(rec + PCLN_FUNC_ARGS(ps), t->big);
+	f->frame = (int32_t)pclnrt_load32(rec + PCLN_FUNC_FRAME(ps), t->big);
+	f->index = (uint32_t)lo;
+	return PCLNRT_OK;
+}
+
+int
+pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
+    uint64_t *start, uint64_t *end)
+{
+	const pclnrt_table *t = f->t;
+	struct pclnrt_pcstep s;
+	uint32_t off;
+	int rc, bad;
+
+	if (table < 0)
+		return PCLNRT_NOTFOUND;
+	off = tab_off(f, (uint64_t)table, &bad);
+	if (bad)
+		return PCLNRT_CORRUPT;
+	if (off == 0 || pc < f->entry || pc >= f->end)
+		return PCLNRT_NOTFOUND;
+	if (off >= t->len)
+		return PCLNRT_CORRUPT;
+	/* Each step consumes a byte: at most len - off steps. */
+	pclnrt_pcstep_init(&s, t->blob + off, t->blob + t->len, f->entry,
+	    t->quantum);
+	while ((rc = pclnrt_pcstep(&s)) == 1) {
+		if (pc < s.nextpc) {
+			*value = s.value;
+			if (start != NULL)
+				*start = s.pc;
+			if (end != NULL)
+				*end = s.nextpc < f->end ? s.nextpc : f->end;
+			return PCLNRT_OK;
+		}
+	}
+	return rc == 0 ? PCLNRT_NOTFOUND : PCLNRT_CORRUPT;
+}
+
+int
+pclnrt_pcsp(const pclnrt_func *f, uint64_t pc, int32_t *spdelta)
+{
+	return pclnrt_pcvalue(f, PCLN_TAB_PCSP, pc, spdelta, NULL, NULL);
+}
+
+int
+pclnrt_pcfile(const pclnrt_func *f, uint64_t pc, int32_t *fileno)
+{
+	return pclnrt_pcvalue(f, PCLN_TAB_PCFILE, pc, fileno, NULL, NULL);
+}
+
+int
+pclnrt_pcdata(const pclnrt_func *f, uint32_t index, uint64_t pc,
+    int32_t *value)
+{
+	if (index >= f->npcdata || index > 0x7fffffffu - PCLN_TAB_PCDATA(0))
+		return PCLNRT_NOTFOUND;
+	return pclnrt_pcvalue(f, PCLN_TAB_PCDATA((int)index), pc, value,
+	    NULL, NULL);
+}
+
+int
+pclnrt_funcdata(const pclnrt_func *f, uint32_t index, uint64_t *value)
+{
+	const pclnrt_table *t = f->t;
+	uint64_t ps = t->ptrsize, off;
+
+	if (index >= f->nfuncdata)
+		return PCLNRT_NOTFOUND;
+	off = f->funcoff + PCLN_FUNC_FUNCDATA(ps, (uint64_t)f->npcdata,
+	    (uint64_t)index);
+	if (!fits(t->len, off, ps))
+		return PCLNRT_CORRUPT;
+	*value = pclnrt_loadptr(t->blob + off, (unsigned)ps, t->big);
+	return PCLNRT_OK;
+}
+
+const char *
+pclnrt_filename(const pclnrt_table *t, int32_t fileno)
+{
+	if (fileno < 1 || (uint32_t)fileno >= t->nslots)
+		return NULL;
+	/* pclnrt_init checked that all nslots slots fit. */
+	return cstring(t, pclnrt_load32(t->blob + t->filetab +
+	    4 * (uint64_t)fileno, t->big));
+}
+
+int
+pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
+    int32_t *line)
+{
+	int32_t fileno;
+	int rc, rcf;
+
+	*path = NULL;
+	*line = 0;
+	rcf = pclnrt_pcvalue(f, PCLN_TAB_PCFILE, pc, &fileno, NULL, NULL);
+	if (rcf == PCLNRT_OK && (*path = pclnrt_filename(f->t, fileno)) ==
+	    NULL)
+		rcf = PCLNRT_CORRUPT;
+	rc = pclnrt_pcvalue(f, PCLN_TAB_PCLN, pc, line, NULL, NULL);
+	if (rc != PCLNRT_OK)
+		*line = 0;
+	return rc != PCLNRT_OK ? rc : rcf;
+}

@@ -1,0 +1,332 @@
+/* pclnrt.h -- the pcln runtime: find a pc's function, file, line,
+ * stack-pointer delta and pcdata in a pcln blob, and walk a stack.
+ *
+ * Safety, for every function declared here:
+ *  - it allocates nothing, takes no lock, calls no libc function and
+ *    writes no global (the runtime has no writable global at all; the
+ *    only state is in storage the caller passes);
+ *  - it is reentrant and async-signal-safe: call it from a signal handler,
+ *    a profiler tick or a crashing thread;
+ *  - it is bounded on any input: on a corrupt blob that was never verified
+ *    every loop ends (a pc-value walk within one step per blob byte, a
+ *    search within log2(nfunc) steps, a traceback within MAX frames) and
+ *    no read leaves [BLOB, BLOB + LEN).  A corrupt blob gives wrong or
+ *    missing answers, never a fault.  pclnrt_init refuses a blob whose
+ *    header cannot be right; full verification is pcln_verify (libpcln).
+ *
+ * Freestanding C11: this header needs only <stdint.h>, <stddef.h> and
+ * <stdatomic.h> (it uses _Atomic, so it is C, not C++); the runtime
+ * objects reference no external symbol and define only pclnrt_ symbols
+ * (tests/runtime-nolibc.sh proves it, with gcc and clang).  The layout is
+ * in pclnrt_format.h.
+ *
+ * Addresses: a blob holds link-time pcs.  A module (below) adds a load
+ * BIAS (run-time address minus link-time address, modulo 2^64).  The
+ * single-table functions take and return link-time pcs.
+ *
+ * Status codes: functions that can fail return PCLNRT_OK (0), or
+ * PCLNRT_NOTFOUND (-1: no such function, table, row or entry) or
+ * PCLNRT_CORRUPT (-2: the blob is damaged where the answer lies).
+ */
+#ifndef PCLNRT_H
+#define PCLNRT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pclnrt_format.h"	/* PCLN_TAB_* table numbers, the layout */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCLNRT_OK		0
+#define PCLNRT_NOTFOUND		(-1)
+#define PCLNRT_CORRUPT		(-2)
+
+/* Reasons pclnrt_init refuses a blob: X(code, value, message). */
+#define PCLNRT_INIT_ERROR_LIST(X) \
+	X(PCLNRT_EINIT_OK,	0,  "no error") \
+	X(PCLNRT_EINIT_SHORT,	-10, "blob shorter than its header") \
+	X(PCLNRT_EINIT_MAGIC,	-11, "bad magic") \
+	X(PCLNRT_EINIT_HEADER,	-12, "bad header (padding, quantum or pointer size)") \
+	X(PCLNRT_EINIT_FUNCTAB,	-13, "function table does not fit in the blob") \
+	X(PCLNRT_EINIT_SENTINEL, -14, "end pc not above the last entry") \
+	X(PCLNRT_EINIT_FILETAB,	-15, "file table out of range") \
+	X(PCLNRT_EINIT_TRAILER,	-16, "bad trailer or FUNCSIZE section")
+
+#define PCLNRT_EINIT_ENUM_(code, val, msg) code = val,
+enum pclnrt_init_error { PCLNRT_INIT_ERROR_LIST(PCLNRT_EINIT_ENUM_) };
+#undef PCLNRT_EINIT_ENUM_
+
+/* --- one blob ---------------------------------------------------------- */
+
+/* A blob opened for lookups.  The caller owns the storage.  Set by
+ * pclnrt_init and never written afterwards; callers may read nfunc,
+ * minpc, maxpc, ptrsize, quantum and big, the rest is private. */
+typedef struct pclnrt_table {
+	const uint8_t *blob;
+	size_t len;
+	const uint8_t *funcsize;	/* FUNCSIZE section, or NULL */
+	uint64_t nfunc;
+	uint64_t minpc, maxpc;		/* first entry, end pc (sentinel) */
+	uint32_t filetab;		/* offset of the file table */
+	uint32_t nslots;		/* file table slots (nfile + 1) */
+	uint8_t ptrsize, quantum, big;
+} pclnrt_table;
+
+/* Open BLOB[0..LEN) in *T without copying it: BLOB must stay valid and
+ * unchanged while T is used.  Checks, in O(1): magic (either byte order),
+ * header bytes, that the function table, sentinel and file-table header
+ * fit in LEN, that the end pc is above the last entry, that the file
+ * table (offset 0: no files) fits, and, if the blob ends in a trailer of
+ * version PCLN_TRAILER_VERSION, its footer, directory and FUNCSIZE
+ * section (a trailer of another version is ignored; the checksum is
+ * pcln_verify's).  On failure T finds nothing.  Returns
+ * PCLNRT_EINIT_OK (0) or a negative enum pclnrt_init_error. */
+int pclnrt_init(pclnrt_table *T, const void *BLOB, size_t LEN);
+
+/* The message for an enum pclnrt_init_error CODE; never NULL. */
+const char *pclnrt_init_strerror(int CODE);
+
+/* A function found by pclnrt_findfunc.  Public fields are link-time. */
+typedef struct pclnrt_func {
+	const char *name;	/* NUL-terminated, in the blob; NULL if bad */
+	uint64_t entry;		/* first pc */
+	uint64_t end;		/* entry + size: first pc past the code */
+	int32_t args, frame;
+	uint32_t index;		/* position in the function table */
+	/* private */
+	const pclnrt_table *t;
+	uint32_t funcoff, npcdata, nfuncdata;
+} pclnrt_func;
+
+/* Find the function of T whose code [entry, end) holds link-time PC, by
+ * binary search over the function table (the sentinel gives the end).
+ * A pc before the first function, at or after the end pc, or in a gap
+ * [entry + size, next entry) belongs to no function.  The size comes from
+ * the trailer's FUNCSIZE section, else from where the pcsp table (else
+ * pcln, else pcfile, else the first present pcdata table) ends, else the
+ * next entry (doc/FORMAT.md section 7).  Costs O(log nfunc), plus one
+ * pass over that table for blobs without a trailer.  Fills *F and returns
+ * PCLNRT_OK; else PCLNRT_NOTFOUND, or PCLNRT_CORRUPT if the function's
+ * record is damaged. */
+int pclnrt_findfunc(const pclnrt_table *T, uint64_t PC, pclnrt_func *F);
+
+/* Table numbers (pclnrt_format.h): PCLN_TAB_PCSP, PCLN_TAB_PCFILE,
+ * PCLN_TAB_PCLN, PCLN_TAB_PCDATA(i). */
+
+/* The value of table TABLE of function F at link-time PC.  On PCLNRT_OK
+ * stores it in *VALUE and, if START and END are not NULL, the pc range
+ * [*START, *END) over which it holds (one row of the table, clipped to
+ * the function).  PCLNRT_NOTFOUND if the table is absent or PC is outside
+ * [F->entry, F->end) or not covered; PCLNRT_CORRUPT if the table does not
+ * decode.  Costs one pass over the table up to PC. */
+int pclnrt_pcvalue(const pclnrt_func *F, int TABLE, uint64_t PC,
+    int32_t *VALUE, uint64_t *START, uint64_t *END);
+
+/* Stack-pointer delta at PC (bytes the function has pushed/allocated
+ * since entry), in *SPDELTA.  Returns a status. */
+int pclnrt_pcsp(const pclnrt_func *F, uint64_t PC, int32_t *SPDELTA);
+
+/* File number (1..nfile) at PC, in *FILENO.  Returns a status. */
+int pclnrt_pcfile(const pclnrt_func *F, uint64_t PC, int32_t *FILENO);
+
+/* Value of pcdata table INDEX at PC, in *VALUE.  Returns a status. */
+int pclnrt_pcdata(const pclnrt_func *F, uint32_t INDEX, uint64_t PC,
+    int32_t *VALUE);
+
+/* Funcdata slot INDEX of F (0 = nil), in *VALUE.  PCLNRT_NOTFOUND if
+ * INDEX >= the function's nfuncdata. */
+int pclnrt_funcdata(const pclnrt_func *F, uint32_t INDEX, uint64_t *VALUE);
+
+/* Name of file number FILENO (1..nfile) of T, in the blob; NULL if out
+ * of range or damaged. */
+const char *pclnrt_filename(const pclnrt_table *T, int32_t FILENO);
+
+/* File and line at PC: *PATH (NULL if unknown) and *LINE (0 if unknown).
+ * Returns PCLNRT_OK if both are known, else the failing status. */
+int pclnrt_funcline(const pclnrt_func *F, uint64_t PC, const char **PATH,
+    int32_t *LINE);
+
+/* --- modules ----------------------------------------------------------- */
+
+/* A blob placed in the address space: run-time pc = link-time pc + bias.
+ * Filled by pclnrt_module_init before registration; never written while
+ * registered.  The caller owns the storage. */
+typedef struct pclnrt_module {
+	pclnrt_table table;
+	uint64_t bias;
+	uint64_t lo, hi;	/* run-time [first entry, end pc) */
+	const char *name;	/* caller's label (may be NULL) */
+} pclnrt_module;
+
+/* pclnrt_init(&M->table, BLOB, LEN) and set the bias and run-time range.
+ * NAME is kept by pointer.  Returns 0 or a negative enum
+ * pclnrt_init_error (PCLNRT_EINIT_FUNCTAB if the range wraps). */
+int pclnrt_module_init(pclnrt_module *M, const void *BLOB, size_t LEN,
+    uint64_t BIAS, const char *NAME);
+
+/* A set of modules, in caller-provided slots.  Lookups take no lock and
+ * may run in any thread or signal handler while other threads register
+ * and remove modules.  Registration publishes a fully initialised module
+ * with one atomic compare-and-swap and a reader loads each slot
+ * atomically (both sequentially consistent, which includes
+ * release/acquire), so a reader sees a module completely or not at all.
+ * Only pointer-sized atomics are used: lock-free, no libatomic.
+ *
+ * Removal rule: after pclnrt_unregister returns no new lookup finds the
+ * module, but a reader that found it earlier may still be using it (its
+ * table, blob and the names and frames returned).  Readers that may race
+ * with removal bracket each lookup and every use of its results with
+ * pclnrt_read_begin / pclnrt_read_end.  The remover, after
+ * pclnrt_unregister, waits until pclnrt_readers() returns 0 (once; later
+ * readers cannot find the module) before freeing or reusing the module
+ * or its blob.  It must not wait inside its own begin/end bracket, and a
+ * signal handler must not wait at all.  Without removal, or when the
+ * caller knows no reader is running, no bracket is needed. */
+typedef struct pclnrt_registry {
+	_Atomic(pclnrt_module *) *slots;
+	size_t nslots;
+	atomic_size_t readers;		/* readers inside begin/end */
+	atomic_size_t generation;	/* bumped by every (un)registration */
+} pclnrt_registry;
+
+/* Set up R over SLOTS[0..NSLOTS) (caller storage, outliving R); all
+ * slots are cleared.  Not concurrent with any other use of R. */
+void pclnrt_registry_init(pclnrt_registry *R,
+    _Atomic(pclnrt_module *) *SLOTS, size_t NSLOTS);
+
+/* Publish module M (initialised by pclnrt_module_init) in a free slot.
+ * Safe against concurrent lookups, registrations and removals.  Returns
+ * PCLNRT_OK, or PCLNRT_NOTFOUND if every slot is taken. */
+int pclnrt_register(pclnrt_registry *R, pclnrt_module *M);
+
+/* Remove module M.  Returns PCLNRT_OK, or PCLNRT_NOTFOUND if M is not
+ * registered.  See the removal rule above before freeing M. */
+int pclnrt_unregister(pclnrt_registry *R, pclnrt_module *M);
+
+/* Reader bracket and reader count, for the removal rule. */
+void pclnrt_read_begin(pclnrt_registry *R);
+void pclnrt_read_end(pclnrt_registry *R);
+size_t pclnrt_readers(pclnrt_registry *R);
+
+/* A counter that changes with every registration and removal (for
+ * caches keyed on the module set). */
+size_t pclnrt_generation(pclnrt_registry *R);
+
+/* Find run-time PC: the first registered module whose range holds it,
+ * then its function (at link-time PC - bias).  Stores the module in *M
+ * (if M is not NULL) and fills *F; returns a status as pclnrt_findfunc,
+ * PCLNRT_NOTFOUND if no module holds PC. */
+int pclnrt_registry_findfunc(pclnrt_registry *R, uint64_t PC,
+    const pclnrt_module **M, pclnrt_func *F);
+
+/* --- traceback --------------------------------------------------------- */
+
+/* Read LEN (4 or 8) bytes at ADDR of the walked memory into BUF.  Return
+ * 0 on success, nonzero if the memory cannot be read.  Must be
+ * async-signal-safe if the traceback runs in a signal handler. */
+typedef int (*pclnrt_readfn)(void *ARG, uint64_t ADDR, uint8_t *BUF,
+    size_t LEN);
+
+/* Architecture conventions.
+ * PCLNRT_CONV_STACK (x86, x86-64): a call pushes the return address.  At
+ *   a pc with stack-pointer delta D the return address is the word at
+ *   sp + D and the caller's sp is sp + D + ptrsize.
+ * PCLNRT_CONV_LR (Go's arm, arm64, ppc64, riscv64 convention): a call
+ *   leaves the return address in the link register; a function that
+ *   calls saves it at offset 0 of its own frame (the prologue does
+ *   "MOVD.W R30, -D(RSP)": LR at the new sp).  At a pc with delta D the
+ *   caller's sp is sp + D.  In the first frame, if D is 0 (a leaf, or
+ *   before the prologue) the return address is the LR register passed
+ *   in; otherwise, and in every later frame, it is the word at sp + 0.
+ *   A later frame with D = 0 has no saved LR: the walk stops
+ *   (PCLNRT_STOP_NOFRAME). */
+#define PCLNRT_CONV_STACK	0
+#define PCLNRT_CONV_LR		1
+
+/* Flags. */
+#define PCLNRT_TB_FIRST_RETADDR	0x1	/* the first pc is a return address */
+
+/* Why a traceback stopped: X(code, name). */
+#define PCLNRT_STOP_LIST(X) \
+	X(PCLNRT_STOP_END,	"end of stack (return address 0)") \
+	X(PCLNRT_STOP_LIMIT,	"frame limit reached") \
+	X(PCLNRT_STOP_UNKNOWN_PC, "pc in no known function") \
+	X(PCLNRT_STOP_NO_SP,	"no stack-pointer delta at pc") \
+	X(PCLNRT_STOP_NOFRAME,	"no saved return address (frame size 0)") \
+	X(PCLNRT_STOP_READ,	"memory read failed") \
+	X(PCLNRT_STOP_WRONG_WAY, "stack goes the wrong way") \
+	X(PCLNRT_STOP_BADARG,	"bad argument")
+
+#define PCLNRT_STOP_ENUM_(code, msg) code,
+enum pclnrt_stop { PCLNRT_STOP_LIST(PCLNRT_STOP_ENUM_) PCLNRT_NSTOP };
+#undef PCLNRT_STOP_ENUM_
+
+/* The message for stop reason STOP; never NULL. */
+const char *pclnrt_stop_string(int STOP);
+
+/* Where and how to walk. */
+typedef struct pclnrt_walk {
+	pclnrt_registry *modules;
+	unsigned ptrsize;	/* 4 or 8: size of a stack word */
+	int bigendian;		/* byte order of stack words */
+	int conv;		/* PCLNRT_CONV_STACK or PCLNRT_CONV_LR */
+	unsigned flags;		/* PCLNRT_TB_* */
+	pclnrt_readfn read;	/* NULL: read this process's memory */
+	void *read_arg;
+	uint64_t pc, sp, lr;	/* first frame; LR used by CONV_LR only */
+} pclnrt_walk;
+
+/* One frame.  PC is run-time; for every frame but the first (unless
+ * PCLNRT_TB_FIRST_RETADDR) it is a return address and the function, file,
+ * line and spdelta are those of PC - 1. */
+typedef struct pclnrt_frame {
+	uint64_t pc;		/* the frame's pc */
+	uint64_t sp;		/* its stack pointer (at PC) */
+	uint64_t entry;		/* run-time entry of the function */
+	uint64_t off;		/* pc - entry, as Go prints "+0x1c" */
+	const char *file;	/* NULL if unknown */
+	int32_t line;		/* 0 if unknown */
+	int32_t spdelta;	/* valid unless the walk stopped NO_SP */
+	const pclnrt_module *module;
+	pclnrt_func func;	/* link-time fields */
+} pclnrt_frame;
+
+/* Where a walk stopped: REASON (enum pclnrt_stop) and the pc and sp it
+ * was at: the unknown pc (UNKNOWN_PC), the frame not written (LIMIT,
+ * END), the last frame written (NO_SP, NOFRAME, READ), or the caller
+ * that went the wrong way (WRONG_WAY). */
+typedef struct pclnrt_stopinfo {
+	int reason;
+	uint64_t pc, sp;
+} pclnrt_stopinfo;
+
+/* Walk the stack described by W, writing at most MAX frames to FRAMES.
+ * Returns the number of frames written and, if STOP is not NULL, stores
+ * why and where the walk stopped in *STOP.  The frame whose caller could
+ * not be found (read failure, no sp delta, no saved LR, wrong way) is
+ * written; an unknown pc is not.  PCLNRT_STOP_LIMIT means MAX frames were
+ * written and the next frame's pc (a return address read from the last
+ * one) was not looked up.  A return address of 0 ends the stack
+ * (PCLNRT_STOP_END).  Each caller's sp must be above its callee's (equal
+ * only for a first-frame leaf under PCLNRT_CONV_LR), so the walk always
+ * moves up the stack.
+ * Stack words are read only through W->read.  FRAMES[n] past the count
+ * returned may have been written.  Module lookups are not bracketed: see
+ * the removal rule for pclnrt_read_begin. */
+size_t pclnrt_traceback(const pclnrt_walk *W, pclnrt_frame *FRAMES,
+    size_t MAX, pclnrt_stopinfo *STOP);
+
+/* The default reader: copies LEN bytes from this process's address ADDR.
+ * It cannot detect bad addresses; use it on stacks known to be mapped.
+ * ARG is unused. */
+int pclnrt_read_direct(void *ARG, uint64_t ADDR, uint8_t *BUF, size_t LEN);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCLNRT_H */

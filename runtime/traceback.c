@@ -1,0 +1,149 @@
+/* traceback.c -- walk a stack with the pcsp tables.
+ *
+ * Each frame: find the function of its pc (pc - 1 for a return
+ * address), its file:line and stack-pointer delta D, then the caller's
+ * return address and sp by the convention of pclnrt.h (PCLNRT_CONV_*).
+ * The loop writes one frame per iteration and stops at MAX frames, so it
+ * ends on any stack; stack words come only through the reader callback.
+ */
+#include "pclnrt.h"
+#include "pclnrt_format.h"
+
+#define STOP_MSG_(code, msg) case code: return msg;
+
+const char *
+pclnrt_stop_string(int stop)
+{
+	switch (stop) {
+	PCLNRT_STOP_LIST(STOP_MSG_)
+	default:
+		return "unknown stop reason";
+	}
+}
+
+int
+pclnrt_read_direct(void *arg, uint64_t addr, uint8_t *buf, size_t len)
+{
+	const volatile uint8_t *p;
+	size_t i;
+
+	(void)arg;
+	if ((uint64_t)(uintptr_t)addr != addr)
+		return -1;	/* beyond this process's address width */
+	/* Byte by byte through a volatile pointer, so the compiler cannot
+	 * turn the loop into a call to memcpy. */
+	p = (const volatile uint8_t *)(uintptr_t)addr;
+	for (i = 0; i < len; i++)
+		buf[i] = p[i];
+	return 0;
+}
+
+/* Read the stack word at ADDR into *V.  Returns 0 or -1. */
+static int
+readword(const pclnrt_walk *w, uint64_t addr, uint64_t *v)
+{
+	pclnrt_readfn rd = w->read != NULL ? w->read : pclnrt_read_direct;
+	uint8_t buf[8];
+
+	if (rd(w->read_arg, addr, buf, w->ptrsize) != 0)
+		return -1;
+	*v = pclnrt_loadptr(buf, w->ptrsize, w->bigendian);
+	return 0;
+}
+
+size_t
+pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
+    pclnrt_stopinfo *stopp)
+{
+	uint64_t pc = 0, sp = 0, look, link, d, ret, csp, mask;
+	pclnrt_frame *fr;
+	size_t n = 0;
+	int stop, retaddr, leaf;
+
+	if (w == NULL || w->modules == NULL || (frames == NULL && max > 0) ||
+	    (w->ptrsize != 4 && w->ptrsize != 8) ||
+	    (w->conv != PCLNRT_CONV_STACK && w->conv != PCLNRT_CONV_LR)) {
+		stop = PCLNRT_STOP_BADARG;
+		goto out;
+	}
+	mask = w->ptrsize == 8 ? UINT64_MAX : UINT32_MAX;
+	pc = w->pc & mask;
+	sp = w->sp & mask;
+	retaddr = (w->flags & PCLNRT_TB_FIRST_RETADDR) != 0;
+	for (;;) {
+		if (retaddr && pc == 0) {
+			stop = PCLNRT_STOP_END;
+			break;
+		}
+		if (n == max) {
+			stop = PCLNRT_STOP_LIMIT;
+			break;
+		}
+		fr = &frames[n];
+		look = retaddr ? pc - 1 : pc;
+		if (pclnrt_registry_findfunc(w->modules, look, &fr->module,
+		    &fr->func) != PCLNRT_OK) {
+			stop = PCLNRT_STOP_UNKNOWN_PC;
+			break;
+		}
+		link = look - fr->module->bias;
+		fr->pc = pc;
+		fr->sp = sp;
+		fr->entry = fr->func.entry + fr->module->bias;
+		fr->off = pc - fr->entry;
+		(void)pclnrt_funcline(&fr->func, link, &fr->file, &fr->line);
+		n++;
+		if (pclnrt_pcsp(&fr->func, link, &fr->spdelta) != PCLNRT_OK) {
+			fr->spdelta = 0;
+			stop = PCLNRT_STOP_NO_SP;
+			break;
+		}
+		d = (uint64_t)(int64_t)fr->spdelta;
+		leaf = 0;
+		if (w->conv == PCLNRT_CONV_STACK) {
+			/* The return address was pushed just above the
+			 * frame: at sp + D; the caller's sp is above it. */
+			if (readword(w, (sp + d) & mask, &ret) != 0) {
+				stop = PCLNRT_STOP_READ;
+				break;
+			}
+			csp = (sp + d + w->ptrsize) & mask;
+		} else {
+			/* LR saved at sp + 0 of a function's own frame; the
+			 * first frame may not have saved it yet. */
+			if (fr->spdelta == 0 && n == 1) {
+				ret = w->lr;
+				leaf = 1;
+			} else if (fr->spdelta == 0) {
+				stop = PCLNRT_STOP_NOFRAME;
+				break;
+			} else if (readword(w, sp, &ret) != 0) {
+				stop = PCLNRT_STOP_READ;
+				break;
+			}
+			csp = (sp + d) & mask;
+		}
+		if (csp < sp || (csp == sp && !leaf)) {
+			pc = ret & mask;
+			sp = csp;
+			stop = PCLNRT_STOP_WRONG_WAY;
+			goto out;
+		}
+		pc = ret & mask;
+		sp = csp;
+		retaddr = 1;
+	}
+	/* For stops at a written frame, report that frame's pc and sp. */
+	if (stop == PCLNRT_STOP_NO_SP || stop == PCLNRT_STOP_NOFRAME ||
+	    stop == PCLNRT_STOP_READ) {
+		pc = frames[n - 1].pc;
+		sp = frames[n - 1].sp;
+	}
+out:
+	if (stopp != NULL) {
+		stopp->reason = stop;
+		stopp->pc = pc;
+		stopp->sp = sp;
+	}
+	return n;
+}
