@@ -1,0 +1,335 @@
+/* pclnld.c -- link object-file descriptions into a pcln blob.
+ *
+ * Argument parsing and printing only; the work is pcln_link (lib/link.c).
+ * Exit status: 0 linked, 1 link error (nothing written), 2 usage.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pcln.h"
+#include "pcln_link.h"
+
+static const char *prog = "pclnld";
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+"Usage: %s [OPTION]... -o OUTPUT INPUT...\n"
+"Link object-file descriptions (doc/DESCRIPTION.md) into a pcln blob.\n"
+"\n"
+"  -o, --output FILE     write the blob to FILE (atomically; '-' = stdout)\n"
+"      --ptrsize N       pointer size, 4 or 8 (default %u)\n"
+"      --quantum N       pc quantum, 1, 2 or 4 (default %u)\n"
+"      --endian E        byte order, little or big (default little)\n"
+"      --text-base ADDR  where placed functions start (default 0x%x)\n"
+"      --go12            write a plain Go 1.2 blob, without the trailer\n"
+"      --map FILE        write a link map to FILE ('-' = stdout)\n"
+"  -v, --verbose         print statistics to standard error\n"
+"      --help            show this help and exit\n"
+"      --version         show the version and exit\n"
+"\n"
+"Target options must agree with the inputs' 'target' lines.\n"
+"Exit status: 0 linked, 1 link error (no output written), 2 usage error.\n",
+	    prog, PCLN_LINK_DEFAULT_PTRSIZE, PCLN_LINK_DEFAULT_QUANTUM,
+	    PCLN_LINK_DEFAULT_TEXT_BASE);
+}
+
+static int
+bad_usage(const char *msg)
+{
+	fprintf(stderr, "%s: %s\nTry '%s --help'.\n", prog, msg, prog);
+	return 2;
+}
+
+static int
+bad_opt(const char *opt, const char *arg, const char *expected)
+{
+	fprintf(stderr, "%s: bad --%s '%s' (expected %s)\nTry '%s --help'.\n",
+	    prog, opt, arg, expected, prog);
+	return 2;
+}
+
+static int
+parse_num(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s == 0 || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 0);
+	return errno != 0 || *end != 0 ? -1 : 0;
+}
+
+static void
+tabcol(char *buf, size_t n, uint32_t off, uint32_t len)
+{
+	if (off == 0)
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "0x%" PRIx32 "+%" PRIu32, off, len);
+}
+
+static int
+write_map(FILE *fp, const pcln_link *l, size_t bloblen)
+{
+	const pcln_link_stats *s = pcln_link_get_stats(l);
+	pcln_link_func f;
+	uint64_t prevend = 0;
+	size_t i;
+
+	fprintf(fp, "# pclnld link map\n"
+	    "# target: ptrsize %u, quantum %u, %s endian\n"
+	    "# text: [0x%" PRIx64 ", 0x%" PRIx64 "), %zu functions, "
+	    "blob %zu bytes\n"
+	    "# entry end size funcoff pcsp pcfile pcln name input:line\n"
+	    "# (tables as offset+length in the blob, - if absent)\n",
+	    s->target.ptrsize, s->target.quantum,
+	    s->target.bigendian ? "big" : "little", s->text_start,
+	    s->text_end, s->nfunc, bloblen);
+	for (i = 0; pcln_link_get_func(l, i, &f) == 0; i++) {
+		char t[3][32];
+		int k;
+		if (i > 0 && f.entry > prevend)
+			fprintf(fp, "# gap 0x%" PRIx64 " 0x%" PRIx64
+			    " 0x%" PRIx64 "\n", prevend, f.entry,
+			    f.entry - prevend);
+		for (k = 0; k < 3; k++)
+			tabcol(t[k], sizeof t[k], f.layout->tab_off[k],
+			    f.layout->tab_len[k]);
+		fprintf(fp, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64
+		    " 0x%" PRIx32 " %s %s %s %s %s:%ld%s\n", f.entry,
+		    f.entry + f.size, f.size, f.layout->funcoff, t[0], t[1],
+		    t[2], f.name, f.file, f.line, f.fixed ? " fixed" : "");
+		prevend = f.entry + f.size;
+	}
+	return ferror(fp) ? -1 : 0;
+}
+
+static void
+print_stats(const pcln_link *l)
+{
+	const pcln_link_stats *s = pcln_link_get_stats(l);
+	const pcln_build_stats *b = s->build;
+	const struct { const char *name; size_t n; } parts[] = {
+		{ "header", b->header }, { "functab", b->functab },
+		{ "funcs", b->funcs }, { "names", b->names },
+		{ "filetab", b->filetab }, { "pcsp", b->pcsp },
+		{ "pcfile", b->pcfile }, { "pcln", b->pcln },
+		{ "pcdata", b->pcdata }, { "padding", b->padding },
+		{ "trailer", b->trailer }, { "total", b->total },
+	};
+	size_t i;
+
+	fprintf(stderr, "%s: %zu inputs, %zu lines\n", prog, s->ninputs,
+	    s->nlines);
+	fprintf(stderr, "%s: %zu functions (%zu fixed, %zu placed, %zu dupok "
+	    "duplicates dropped), %zu files, %zu data symbols, %zu "
+	    "references\n", prog, s->nfunc, s->nfixed, s->nplaced,
+	    s->ndropped, b->nfile, s->ndata, s->nrefs);
+	fprintf(stderr, "%s: text [0x%" PRIx64 ", 0x%" PRIx64 "), ptrsize %u, "
+	    "quantum %u, %s endian\n", prog, s->text_start, s->text_end,
+	    s->target.ptrsize, s->target.quantum,
+	    s->target.bigendian ? "big" : "little");
+	fprintf(stderr, "%s: dedupe: %zu tables -> %zu, %zu names -> %zu, "
+	    "%zu bytes saved; %zu rows encoded\n", prog, b->ntables,
+	    b->ntables_unique, b->nnames, b->nnames_unique, b->dedupe_saved,
+	    b->rows);
+	for (i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		fprintf(stderr, "%s: %-8s %10zu bytes\n", prog, parts[i].name,
+		    parts[i].n);
+}
+
+/* Write the N buffers all or nothing: every file is created as a
+ * temporary first, and renamed into place only when all are written.
+ * "-" is standard output, written last. */
+struct output {
+	const char *path;
+	const void *buf;
+	size_t len;
+	pcln_outfile *o;
+};
+
+static int
+write_outputs(struct output *out, size_t n, pcln_err *err)
+{
+	size_t i;
+	int rc = -1;
+
+	for (i = 0; i < n; i++)
+		out[i].o = NULL;
+	for (i = 0; i < n; i++) {
+		if (strcmp(out[i].path, "-") == 0)
+			continue;
+		if ((out[i].o = pcln_outfile_create(out[i].path, err)) ==
+		    NULL || pcln_outfile_write(out[i].o, out[i].buf,
+		    out[i].len, err) < 0)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (out[i].o == NULL)
+			continue;
+		rc = pcln_outfile_commit(out[i].o, err);
+		out[i].o = NULL;
+		if (rc < 0)
+			goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (strcmp(out[i].path, "-") != 0)
+			continue;
+		if (fwrite(out[i].buf, 1, out[i].len, stdout) != out[i].len ||
+		    fflush(stdout) != 0) {
+			snprintf(err->msg, sizeof err->msg,
+			    "standard output: %s", strerror(errno));
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	for (i = 0; i < n; i++)
+		pcln_outfile_abort(out[i].o);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	enum { O_PTRSIZE = 256, O_QUANTUM, O_ENDIAN, O_TEXTBASE, O_GO12,
+	    O_MAP, O_HELP, O_VERSION };
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "ptrsize", required_argument, NULL, O_PTRSIZE },
+		{ "quantum", required_argument, NULL, O_QUANTUM },
+		{ "endian", required_argument, NULL, O_ENDIAN },
+		{ "text-base", required_argument, NULL, O_TEXTBASE },
+		{ "go12", no_argument, NULL, O_GO12 },
+		{ "map", required_argument, NULL, O_MAP },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, O_HELP },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	pcln_link_opts opts;
+	const char *output = NULL, *mapfile = NULL;
+	int verbose = 0, c, i, rc = 1;
+	pcln_link *l = NULL;
+	uint8_t *blob = NULL;
+	size_t len = 0;
+	char *map = NULL;
+	size_t maplen = 0;
+	struct output outs[2];
+	pcln_err err;
+	uint64_t v;
+
+	memset(&opts, 0, sizeof opts);
+	memset(&err, 0, sizeof err);
+	while ((c = getopt_long(argc, argv, "o:v", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case O_PTRSIZE:
+			if (parse_num(optarg, &v) < 0 || (v != 4 && v != 8))
+				return bad_opt("ptrsize", optarg,
+				    "4 or 8");
+			opts.ptrsize = (unsigned)v;
+			break;
+		case O_QUANTUM:
+			if (parse_num(optarg, &v) < 0 ||
+			    (v != 1 && v != 2 && v != 4))
+				return bad_opt("quantum", optarg,
+				    "1, 2 or 4");
+			opts.quantum = (unsigned)v;
+			break;
+		case O_ENDIAN:
+			if (strcmp(optarg, "little") == 0)
+				opts.endian = 1;
+			else if (strcmp(optarg, "big") == 0)
+				opts.endian = 2;
+			else
+				return bad_opt("endian", optarg,
+				    "little or big");
+			break;
+		case O_TEXTBASE:
+			if (parse_num(optarg, &v) < 0)
+				return bad_opt("text-base", optarg,
+				    "an address");
+			opts.has_text_base = 1;
+			opts.text_base = v;
+			break;
+		case O_GO12:
+			opts.write_flags |= PCLN_WRITE_GO12;
+			break;
+		case O_MAP:
+			mapfile = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		case O_VERSION:
+			printf("pclnld (pcln) %s\n", PACKAGE_VERSION);
+			return 0;
+		default:
+			fprintf(stderr, "Try '%s --help'.\n", prog);
+			return 2;
+		}
+	}
+	if (output == NULL)
+		return bad_usage("no output file (expected -o FILE)");
+	if (optind >= argc)
+		return bad_usage("no input files");
+	if ((l = pcln_link_new(&opts, &err)) == NULL)
+		goto fail;
+	for (i = optind; i < argc; i++)
+		if (pcln_link_add_file(l, argv[i], &err) < 0)
+			goto fail;
+	if (pcln_link_run(l, &blob, &len, &err) < 0)
+		goto fail;
+	/* Belt and braces: never write a blob the verifier rejects. */
+	if (pcln_verify(blob, len, &err) < 0) {
+		fprintf(stderr, "%s: internal error: the built blob fails "
+		    "verification: %s\n", prog, err.msg);
+		goto out;
+	}
+	if (mapfile != NULL) {
+		FILE *fp = open_memstream(&map, &maplen);
+		if (fp == NULL || write_map(fp, l, len) < 0 ||
+		    fclose(fp) != 0) {
+			fprintf(stderr, "%s: cannot make the map: %s\n", prog,
+			    strerror(errno));
+			goto out;
+		}
+	}
+	outs[0].path = output;
+	outs[0].buf = blob;
+	outs[0].len = len;
+	if (mapfile != NULL) {
+		outs[1].path = mapfile;
+		outs[1].buf = map;
+		outs[1].len = maplen;
+	}
+	if (write_outputs(outs, mapfile != NULL ? 2 : 1, &err) < 0)
+		goto fail;
+	if (verbose)
+		print_stats(l);
+	rc = 0;
+	goto out;
+fail:
+	fprintf(stderr, "%s: %s\n", prog, err.msg);
+out:
+	free(map);
+	free(blob);
+	pcln_link_free(l);
+	return rc;
+}
