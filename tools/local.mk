@@ -1,1 +1,3 @@
 ## tools/local.mk -- rules for tools/, included by Makefile.am.
+include $(srcdir)/tools/ld.mk
+include $(srcdir)/tools/dump.mk

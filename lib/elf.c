@@ -1,0 +1,335 @@
+/* elf.c -- find a section by name in an ELF image (see pcln_elf.h).
+ *
+ * Every read goes through in_image(), which checks OFF + N <= LEN without
+ * overflow; so does every derived range (section header table, the
+ * section-name string table, each section's data).
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "internal.h"
+#include "pcln_elf.h"
+
+/* ELF constants used here (from the System V ABI). */
+#define EI_CLASS	4
+#define EI_DATA		5
+#define EI_VERSION	6
+#define ELFCLASS32	1
+#define ELFCLASS64	2
+#define ELFDATA2LSB	1
+#define ELFDATA2MSB	2
+#define EV_CURRENT	1
+#define SHT_NOBITS	8
+#define SHN_UNDEF	0
+#define SHN_LORESERVE	0xff00u
+#define SHN_XINDEX	0xffffu
+
+/* Header field offsets: [0] for ELF32, [1] for ELF64. */
+static const unsigned ehdr_size[2] = { 52, 64 };
+static const unsigned e_shoff[2] = { 32, 40 };
+static const unsigned e_shentsize[2] = { 46, 58 };
+static const unsigned e_shnum[2] = { 48, 60 };
+static const unsigned e_shstrndx[2] = { 50, 62 };
+static const unsigned shdr_size[2] = { 40, 64 };
+static const unsigned sh_flags[2] = { 8, 8 };
+static const unsigned sh_addr[2] = { 12, 16 };
+static const unsigned sh_offset[2] = { 16, 24 };
+static const unsigned sh_size[2] = { 20, 32 };
+static const unsigned sh_link[2] = { 24, 40 };
+
+/* A checked view of the image. */
+struct elf {
+	const uint8_t *buf;
+	size_t len;
+	int c64;		/* 0 ELF32, 1 ELF64 */
+	int big;
+	uint64_t shoff;
+	size_t shnum;
+	size_t shstrndx;
+	uint64_t stroff, strsize;	/* section-name string table */
+};
+
+/* 1 if [OFF, OFF + N) lies inside the image. */
+static int
+in_image(const struct elf *e, uint64_t off, uint64_t n)
+{
+	return off <= e->len && n <= e->len - off;
+}
+
+static uint16_t
+load16(const uint8_t *p, int big)
+{
+	return big ? (uint16_t)(p[0] << 8 | p[1]) :
+	    (uint16_t)(p[1] << 8 | p[0]);
+}
+
+/* A field that is 4 bytes in ELF32 and 8 in ELF64. */
+static uint64_t
+loadword(const struct elf *e, const uint8_t *p)
+{
+	return e->c64 ? pclnrt_load64(p, e->big) : pclnrt_load32(p, e->big);
+}
+
+static const uint8_t *
+shdr(const struct elf *e, size_t i)
+{
+	return e->buf + e->shoff + (uint64_t)i * shdr_size[e->c64];
+}
+
+int
+pcln_elf_is_elf(const uint8_t *buf, size_t len)
+{
+	return buf != NULL && len >= 4 && memcmp(buf, "\177ELF", 4) == 0;
+}
+
+static int
+elf_open(struct elf *e, const uint8_t *buf, size_t len, pcln_err *err)
+{
+	unsigned shentsize;
+	uint64_t shnum, strndx, tabsize;
+	const uint8_t *s;
+
+	memset(e, 0, sizeof *e);
+	e->buf = buf;
+	e->len = len;
+	if (!pcln_elf_is_elf(buf, len)) {
+		pclni_seterr(err, PCLN_EMAGIC, 0, "not an ELF file: "
+		    "expected \\177ELF at offset 0x0");
+		return -1;
+	}
+	if (len < 16) {
+		pclni_seterr(err, PCLN_ETRUNC, (int64_t)len,
+		    "ELF identification "
+		    "truncated at offset 0x%zx: expected 16 bytes", len);
+		return -1;
+	}
+	if (buf[EI_CLASS] != ELFCLASS32 && buf[EI_CLASS] != ELFCLASS64) {
+		pclni_seterr(err, PCLN_EHEADER, EI_CLASS,
+		    "ELF class %u at offset "
+		    "0x%x: expected 1 (ELF32) or 2 (ELF64)", buf[EI_CLASS],
+		    EI_CLASS);
+		return -1;
+	}
+	if (buf[EI_DATA] != ELFDATA2LSB && buf[EI_DATA] != ELFDATA2MSB) {
+		pclni_seterr(err, PCLN_EHEADER, EI_DATA,
+		    "ELF data encoding %u at "
+		    "offset 0x%x: expected 1 (little-endian) or 2 (big-endian)",
+		    buf[EI_DATA], EI_DATA);
+		return -1;
+	}
+	if (buf[EI_VERSION] != EV_CURRENT) {
+		pclni_seterr(err, PCLN_EHEADER, EI_VERSION, "ELF version %u at "
+		    "offset 0x%x: expected 1", buf[EI_VERSION], EI_VERSION);
+		return -1;
+	}
+	e->c64 = buf[EI_CLASS] == ELFCLASS64;
+	e->big = buf[EI_DATA] == ELFDATA2MSB;
+	if (len < ehdr_size[e->c64]) {
+		pclni_seterr(err, PCLN_ETRUNC, (int64_t)len,
+		    "ELF header truncated: "
+		    "file has 0x%zx bytes, the ELF%d header needs 0x%x", len,
+		    e->c64 ? 64 : 32, ehdr_size[e->c64]);
+		return -1;
+	}
+	e->shoff = loadword(e, buf + e_shoff[e->c64]);
+	shentsize = load16(buf + e_shentsize[e->c64], e->big);
+	shnum = load16(buf + e_shnum[e->c64], e->big);
+	strndx = load16(buf + e_shstrndx[e->c64], e->big);
+	if (e->shoff == 0) {
+		pclni_seterr(err, PCLN_EHEADER, e_shoff[e->c64],
+		    "ELF header: no "
+		    "section header table (e_shoff 0 at offset 0x%x)",
+		    e_shoff[e->c64]);
+		return -1;
+	}
+	if (shentsize != shdr_size[e->c64]) {
+		pclni_seterr(err, PCLN_EHEADER, e_shentsize[e->c64],
+		    "ELF header: "
+		    "e_shentsize %u at offset 0x%x: expected %u", shentsize,
+		    e_shentsize[e->c64], shdr_size[e->c64]);
+		return -1;
+	}
+	/* Section 0 must be readable: it holds the extended counts. */
+	if (!in_image(e, e->shoff, shdr_size[e->c64])) {
+		pclni_seterr(err, PCLN_ETRUNC, (int64_t)e->shoff,
+		    "section header "
+		    "table at offset 0x%llx runs past the file end 0x%zx",
+		    (unsigned long long)e->shoff, len);
+		return -1;
+	}
+	s = shdr(e, 0);
+	if (shnum == 0)
+		shnum = loadword(e, s + sh_size[e->c64]);
+	if (strndx == SHN_XINDEX)
+		strndx = pclnrt_load32(s + sh_link[e->c64], e->big);
+	tabsize = shnum * shdr_size[e->c64];
+	if (shnum == 0 || shnum > len / shdr_size[e->c64] ||
+	    !in_image(e, e->shoff, tabsize)) {
+		pclni_seterr(err, PCLN_ETRUNC, (int64_t)e->shoff,
+		    "section header "
+		    "table at offset 0x%llx with %llu entries of %u bytes runs "
+		    "past the file end 0x%zx", (unsigned long long)e->shoff,
+		    (unsigned long long)shnum, shdr_size[e->c64], len);
+		return -1;
+	}
+	e->shnum = (size_t)shnum;
+	if (strndx == SHN_UNDEF || strndx >= shnum) {
+		pclni_seterr(err, PCLN_EHEADER, e_shstrndx[e->c64],
+		    "ELF header: "
+		    "section-name table index %llu: expected 1..%llu",
+		    (unsigned long long)strndx,
+		    (unsigned long long)(shnum - 1));
+		return -1;
+	}
+	e->shstrndx = (size_t)strndx;
+	s = shdr(e, e->shstrndx);
+	e->stroff = loadword(e, s + sh_offset[e->c64]);
+	e->strsize = loadword(e, s + sh_size[e->c64]);
+	if (pclnrt_load32(s + 4, e->big) == SHT_NOBITS ||
+	    !in_image(e, e->stroff, e->strsize)) {
+		pclni_seterr(err, PCLN_ETRUNC, (int64_t)e->stroff,
+		    "section-name "
+		    "table (section %zu) at offset 0x%llx, size 0x%llx, lies "
+		    "outside the file (0x%zx bytes)", e->shstrndx,
+		    (unsigned long long)e->stroff,
+		    (unsigned long long)e->strsize, len);
+		return -1;
+	}
+	return 0;
+}
+
+int
+pcln_elf_get_info(const uint8_t *buf, size_t len, pcln_elf_info *info,
+    pcln_err *err)
+{
+	struct elf e;
+
+	if (elf_open(&e, buf, len, err) < 0)
+		return -1;
+	info->elfclass = e.c64 ? 64 : 32;
+	info->bigendian = e.big;
+	info->type = load16(buf + 16, e.big);
+	info->machine = load16(buf + 18, e.big);
+	info->nsections = e.shnum;
+	return 0;
+}
+
+static int
+get_section(const struct elf *e, size_t i, pcln_elf_section *sec,
+    pcln_err *err)
+{
+	const uint8_t *s = shdr(e, i);
+	uint32_t nameoff = pclnrt_load32(s, e->big);
+	const uint8_t *name, *nul;
+
+	memset(sec, 0, sizeof *sec);
+	if (nameoff >= e->strsize) {
+		pclni_seterr(err, PCLN_ESTRING, (int64_t)(s - e->buf),
+		    "section %zu "
+		    "header at offset 0x%llx: name offset 0x%x beyond the "
+		    "section-name table size 0x%llx", i,
+		    (unsigned long long)(s - e->buf), nameoff,
+		    (unsigned long long)e->strsize);
+		return -1;
+	}
+	name = e->buf + e->stroff + nameoff;
+	nul = memchr(name, 0, (size_t)(e->strsize - nameoff));
+	if (nul == NULL) {
+		pclni_seterr(err, PCLN_ESTRING, (int64_t)(e->stroff + nameoff),
+		    "section %zu name at offset 0x%llx: no NUL before the end "
+		    "of the section-name table", i,
+		    (unsigned long long)(e->stroff + nameoff));
+		return -1;
+	}
+	sec->name = (const char *)name;
+	sec->index = i;
+	sec->type = pclnrt_load32(s + 4, e->big);
+	sec->flags = loadword(e, s + sh_flags[e->c64]);
+	sec->addr = loadword(e, s + sh_addr[e->c64]);
+	sec->offset = loadword(e, s + sh_offset[e->c64]);
+	sec->size = loadword(e, s + sh_size[e->c64]);
+	if (sec->type == SHT_NOBITS)
+		return 0;
+	if (!in_image(e, sec->offset, sec->size)) {
+		pclni_seterr(err, PCLN_ETRUNC, (int64_t)sec->offset,
+		    "section %zu "
+		    "(%s) at offset 0x%llx, size 0x%llx, runs past the file "
+		    "end 0x%zx", i, sec->name,
+		    (unsigned long long)sec->offset,
+		    (unsigned long long)sec->size, e->len);
+		return -1;
+	}
+	sec->data = e->buf + sec->offset;
+	return 0;
+}
+
+int
+pcln_elf_get_section(const uint8_t *buf, size_t len, size_t i,
+    pcln_elf_section *sec, pcln_err *err)
+{
+	struct elf e;
+
+	if (elf_open(&e, buf, len, err) < 0)
+		return -1;
+	if (i >= e.shnum) {
+		pclni_seterr(err, PCLN_EINVAL, -1,
+		    "section index %zu: the file has "
+		    "%zu sections", i, e.shnum);
+		return -1;
+	}
+	return get_section(&e, i, sec, err);
+}
+
+int
+pcln_elf_find_section(const uint8_t *buf, size_t len, const char *name,
+    pcln_elf_section *sec, pcln_err *err)
+{
+	struct elf e;
+	size_t i;
+
+	if (elf_open(&e, buf, len, err) < 0)
+		return -1;
+	/* Section 0 is the null section; it has no name to match. */
+	for (i = 1; i < e.shnum; i++) {
+		const uint8_t *s = shdr(&e, i);
+		uint32_t nameoff = pclnrt_load32(s, e.big);
+		size_t n = strlen(name);
+
+		/* Compare without reading past the table, then check it all. */
+		if (nameoff >= e.strsize || e.strsize - nameoff < n + 1 ||
+		    memcmp(e.buf + e.stroff + nameoff, name, n + 1) != 0)
+			continue;
+		if (get_section(&e, i, sec, err) < 0)
+			return -1;
+		return 1;
+	}
+	return 0;
+}
+
+int
+pcln_elf_find_pcln(const uint8_t *buf, size_t len, pcln_elf_section *sec,
+    pcln_err *err)
+{
+	static const char *const names[] = {
+		PCLN_ELF_SECTION, PCLN_ELF_GO_SECTION
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof names / sizeof names[0]; k++) {
+		int rc = pcln_elf_find_section(buf, len, names[k], sec, err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			continue;
+		if (sec->type == SHT_NOBITS) {
+			pclni_seterr(err, PCLN_EUNSUPPORTED, -1,
+			    "section %s (index "
+			    "%zu) has no data in the file (SHT_NOBITS)",
+			    sec->name, sec->index);
+			return -1;
+		}
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* pcln_elf.h -- find a section by name in an ELF image, without libelf.
+ *
+ * A small, bounds-checked reader of ELF section headers: ELF32 and ELF64,
+ * little- and big-endian.  It reads only the ELF header, the section
+ * header table and the section-name string table, and checks every offset
+ * and size against the image length before it reads, so a truncated or
+ * hostile file gives an error, never a read outside the buffer.
+ *
+ * Where a pcln blob lives in an ELF file: pcln's own section is named
+ * ".pcln" (PCLN_ELF_SECTION); Go's linkers name theirs ".gopclntab"
+ * (PCLN_ELF_GO_SECTION).  pcln_elf_find_pcln looks for ".pcln" first,
+ * then ".gopclntab".
+ *
+ * Memory: nothing is allocated; results point into the caller's buffer.
+ * Not async-signal-safe by promise (it is in practice: no libc beyond
+ * memcmp/strlen/snprintf on error).
+ *
+ * Errors: functions return -1 and fill an optional pcln_err (PCLN_ETRUNC,
+ * PCLN_EHEADER, PCLN_EUNSUPPORTED) whose message names the ELF structure,
+ * its byte offset and what was expected.
+ */
+#ifndef PCLN_ELF_H
+#define PCLN_ELF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pcln.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCLN_ELF_SECTION	".pcln"
+#define PCLN_ELF_GO_SECTION	".gopclntab"
+
+/* The ELF file's identity. */
+typedef struct pcln_elf_info {
+	unsigned elfclass;	/* 32 or 64 */
+	int bigendian;		/* 0 or 1 */
+	uint16_t machine;	/* e_machine */
+	uint16_t type;		/* e_type */
+	size_t nsections;	/* section headers, including index 0 */
+} pcln_elf_info;
+
+/* One section header. */
+typedef struct pcln_elf_section {
+	const char *name;	/* NUL-terminated, inside the image */
+	size_t index;
+	uint32_t type;		/* sh_type; SHT_NOBITS (8) has no data */
+	uint64_t flags;
+	uint64_t addr;		/* sh_addr */
+	uint64_t offset;	/* sh_offset: file offset of the data */
+	uint64_t size;		/* sh_size */
+	const uint8_t *data;	/* BUF + offset, or NULL for SHT_NOBITS */
+} pcln_elf_section;
+
+/* 1 if BUF[0..LEN) starts with the ELF magic "\177ELF", else 0. */
+int pcln_elf_is_elf(const uint8_t *buf, size_t len);
+
+/* Check the ELF header and section header table of BUF[0..LEN) and fill
+ * *INFO.  Returns 0 or -1. */
+int pcln_elf_get_info(const uint8_t *buf, size_t len, pcln_elf_info *info,
+    pcln_err *err);
+
+/* Section header I (0 <= I < nsections) of BUF[0..LEN), with its name and
+ * (unless SHT_NOBITS) its data checked to lie inside the image.  Returns
+ * 0 or -1. */
+int pcln_elf_get_section(const uint8_t *buf, size_t len, size_t i,
+    pcln_elf_section *sec, pcln_err *err);
+
+/* Find the first section named NAME.  Returns 1 and fills *SEC if found,
+ * 0 if there is none, -1 on a malformed image. */
+int pcln_elf_find_section(const uint8_t *buf, size_t len, const char *name,
+    pcln_elf_section *sec, pcln_err *err);
+
+/* Find the section holding a pcln blob: PCLN_ELF_SECTION, else
+ * PCLN_ELF_GO_SECTION.  Returns 1 and fills *SEC, 0 if neither exists,
+ * -1 on a malformed image or if the section found has no data in the
+ * file (SHT_NOBITS). */
+int pcln_elf_find_pcln(const uint8_t *buf, size_t len, pcln_elf_section *sec,
+    pcln_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCLN_ELF_H */

@@ -1,0 +1,157 @@
+/* dump.h -- pclndump's internal interfaces (not installed).
+ *
+ * pclndump.c parses the command line and dispatches; dump_input.c loads a
+ * file and finds the blob in it; dump_json.c writes JSON; dump_size.c
+ * computes the size breakdown; dump_cmds.c prints the listings;
+ * dump_a2l.c is the addr2line-compatible mode.
+ */
+#ifndef PCLN_DUMP_H
+#define PCLN_DUMP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pcln.h"
+#include "pcln_elf.h"
+
+/* Exit statuses (documented in pclndump(1) and doc/JSON.md). */
+#define DUMP_EXIT_OK		0	/* success */
+#define DUMP_EXIT_CORRUPT	1	/* bad, corrupt or unsupported input */
+#define DUMP_EXIT_USAGE		2	/* bad command line or query syntax */
+#define DUMP_EXIT_IO		3	/* cannot open, read or write */
+#define DUMP_EXIT_NOTFOUND	4	/* a query matched nothing */
+
+extern const char *dump_prog;	/* program name for messages */
+
+/* Print "PROG: FMT\n" to stderr. */
+void dump_error(const char *fmt, ...)
+	__attribute__((format(printf, 1, 2)));
+
+/* --- input ----------------------------------------------------------- */
+
+typedef struct dump_input {
+	const char *path;
+	uint8_t *file;		/* the whole file */
+	size_t filelen;
+	int mapped;		/* FILE is mmap'ed (else malloc'ed) */
+	int is_elf;
+	pcln_elf_info elf;
+	pcln_elf_section sec;	/* if IS_ELF: the section holding the blob */
+	const uint8_t *blob;	/* the blob inside FILE */
+	size_t len;
+	pcln_table *t;		/* after dump_open_table */
+	pcln_info info;
+} dump_input;
+
+/* Read PATH ("-" is stdin) and find the blob: the whole file, or the
+ * .pcln / .gopclntab section of an ELF file.  Returns 0, or prints the
+ * error and returns an exit status. */
+int dump_load(dump_input *in, const char *path);
+/* dump_load, then open the blob through the verifier. */
+int dump_open(dump_input *in, const char *path);
+void dump_close(dump_input *in);
+/* Print a library error about IN: "PROG: PATH[ section S]: WHAT: MSG". */
+void dump_report(const dump_input *in, const pcln_err *err);
+/* The symbolic name of error code CODE ("PCLN_EPCTAB"). */
+const char *dump_errname(int code);
+
+/* --- JSON ------------------------------------------------------------ */
+
+#define JSON_MAXDEPTH 32
+
+typedef struct json {
+	FILE *f;
+	int pretty;		/* indent by 2 spaces, else one line */
+	int depth;
+	int count[JSON_MAXDEPTH];	/* values written at each depth */
+	int after_key;
+} json;
+
+void json_init(json *j, FILE *f, int pretty);
+void json_begin_object(json *j);
+void json_end_object(json *j);
+void json_begin_array(json *j);
+void json_end_array(json *j);
+void json_key(json *j, const char *key);
+void json_string(json *j, const char *s);	/* NULL writes null */
+void json_int(json *j, int64_t v);
+void json_uint(json *j, uint64_t v);
+void json_hex(json *j, uint64_t v);	/* "0x..." string */
+void json_bool(json *j, int v);
+void json_null(json *j);
+void json_double1(json *j, double v);	/* one decimal */
+/* Finish a top-level document: newline. */
+void json_end_document(json *j);
+/* Write S as a JSON string literal (quotes included) to F. */
+void json_write_string(FILE *f, const char *s);
+
+/* --- size breakdown -------------------------------------------------- */
+
+enum dump_part {
+	PART_HEADER, PART_FUNCTAB, PART_FUNCS, PART_FUNCNAMES, PART_FILETAB,
+	PART_FILENAMES, PART_PCSP, PART_PCFILE, PART_PCLN, PART_PCDATA,
+	PART_PADDING, PART_TRAILER, PART_N
+};
+
+typedef struct dump_sizes {
+	uint64_t bytes[PART_N];
+	uint64_t total;
+	/* pc-value tables: references from Funcs and distinct tables, per
+	 * kind (pcsp, pcfile, pcln, pcdata) */
+	uint64_t refs[4], distinct[4];
+	uint64_t nfuncnames, nfilenames;	/* distinct strings */
+} dump_sizes;
+
+extern const char *const dump_part_names[PART_N];
+
+/* The number of trailer sections (0 without a trailer), and directory
+ * entry I's tag, offset and size (IN's blob is verified). */
+uint32_t dump_trailer_nsect(const dump_input *in);
+void dump_trailer_entry(const dump_input *in, uint32_t i, uint32_t *tag,
+    uint32_t *off, uint32_t *size);
+
+/* Walk the (verified) blob of IN.  Returns 0, or -1 with ERR filled. */
+int dump_compute_sizes(const dump_input *in, dump_sizes *sz, pcln_err *err);
+
+/* --- commands (each returns an exit status) ------------------------- */
+
+typedef struct dump_opts {
+	int json;
+	const char *name_glob;		/* functions --name */
+	int has_range;
+	uint64_t lo, hi;		/* functions --range [lo, hi) */
+} dump_opts;
+
+int dump_summary(dump_input *in, const dump_opts *o);
+int dump_functions(dump_input *in, const dump_opts *o);
+int dump_func_detail(dump_input *in, const dump_opts *o, char **what,
+    int n);
+int dump_lookup(dump_input *in, const dump_opts *o, char **pcs, int n);
+int dump_line(dump_input *in, const dump_opts *o, char **specs, int n);
+int dump_verify(const char *path, const dump_opts *o);
+
+/* addr2line mode: ARGV after the command name; PROG for messages. */
+int dump_addr2line(int argc, char **argv);
+
+/* Parse a hexadecimal number (optional 0x), the whole string. 0 or -1. */
+int dump_parse_hex(const char *s, uint64_t *v);
+
+/* Helpers shared by the listings. */
+unsigned dump_addr_width(const dump_input *in);	/* hex digits */
+
+/* A line reader that flushes stdout before it would block: returns a
+ * malloc'ed line without its newline (caller frees), or NULL at EOF or
+ * on error (*ERRNOP set, 0 at EOF).  MAXCHUNK > 0 splits lines like
+ * fgets with a buffer of MAXCHUNK + 1 bytes (the newline kept out). */
+typedef struct dump_lines {
+	int fd;
+	char buf[4096];
+	size_t start, end;
+	int eof;
+} dump_lines;
+
+void dump_lines_init(dump_lines *r, int fd);
+char *dump_lines_next(dump_lines *r, size_t maxchunk, int *had_nl,
+    int *errnop);
+
+#endif /* PCLN_DUMP_H */

@@ -1,0 +1,17 @@
+## tools/dump.mk -- pclndump, included by tools/local.mk.
+
+bin_PROGRAMS += tools/pclndump
+tools_pclndump_SOURCES = tools/pclndump.c tools/dump.h tools/dump_input.c \
+	tools/dump_json.c tools/dump_size.c tools/dump_cmds.c \
+	tools/dump_a2l.c
+tools_pclndump_LDADD = lib/libpcln.la
+
+# pcln-addr2line: pclndump in addr2line mode when called by that name.
+install-exec-hook: install-pcln-addr2line
+uninstall-hook: uninstall-pcln-addr2line
+install-pcln-addr2line:
+	cd "$(DESTDIR)$(bindir)" && rm -f pcln-addr2line$(EXEEXT) && \
+	ln -s pclndump$(EXEEXT) pcln-addr2line$(EXEEXT)
+uninstall-pcln-addr2line:
+	rm -f "$(DESTDIR)$(bindir)/pcln-addr2line$(EXEEXT)"
+.PHONY: install-pcln-addr2line uninstall-pcln-addr2line

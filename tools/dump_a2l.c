@@ -1,0 +1,295 @@
+/* dump_a2l.c -- addr2line mode: answers as GNU addr2line (binutils 2.40)
+ * prints them, from a pcln blob instead of DWARF, so the two can be
+ * diffed line by line.
+ *
+ * What binutils does, and so what this does (measured on addr2line 2.40):
+ * - an address is parsed like bfd_scan_vma (hex, optional 0x, optional
+ *   leading '+', saturating at all ones); a string that is not wholly a
+ *   number, or that a letter-led number stops at '+', is read as SYMBOL
+ *   or SYMBOL+OFFSET (here: a function name); an unknown symbol is 0;
+ * - on an ELF32 file the address is cut to 32 bits and -a prints 8 hex
+ *   digits, else 16;
+ * - stdin is read like fgets with a 100-byte buffer: a line longer than
+ *   99 bytes is answered as several addresses;
+ * - a pc in no function prints "??" (with -f) and "??:0"; a pc in a
+ *   function whose file or line is unknown prints "??" for the file and
+ *   "?" for the line.
+ * Not done: -j (section-relative addresses) and -C demangling (accepted,
+ * names are printed as stored); -i prints nothing more, as pcln has no
+ * inline information yet.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dump.h"
+
+#define A2L_LINE_MAX	99	/* binutils: char addr_hex[100] + fgets */
+
+struct a2l {
+	dump_input in;
+	int functions, addresses, pretty, basenames;
+	unsigned width;		/* hex digits of -a */
+	uint64_t mask;
+};
+
+static int
+isspace_c(int c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' ||
+	    c == '\r';
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* strtoull(S, END, 16) as glibc does it: leading space, a sign, an
+ * optional 0x, saturation; *END = S when there are no digits. */
+static uint64_t
+scan16(const char *s, const char **end, int allow_minus)
+{
+	const char *p = s;
+	uint64_t v = 0;
+	int neg = 0, any = 0, over = 0;
+
+	while (isspace_c((unsigned char)*p))
+		p++;
+	if (*p == '+' || (allow_minus && *p == '-'))
+		neg = *p++ == '-';
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hexval(p[2]) >= 0)
+		p += 2;
+	for (; hexval((unsigned char)*p) >= 0; p++) {
+		if (v > UINT64_MAX >> 4)
+			over = 1;
+		v = v << 4 | (uint64_t)hexval((unsigned char)*p);
+		any = 1;
+	}
+	if (!any) {
+		*end = s;
+		return 0;
+	}
+	*end = p;
+	if (over)
+		return UINT64_MAX;
+	return neg ? 0 - v : v;
+}
+
+static int
+find_symbol(const struct a2l *a, const char *name, size_t len,
+    uint64_t *entry)
+{
+	size_t i, n = pcln_nfunc(a->in.t);
+
+	for (i = 0; i < n; i++) {
+		pcln_func f;
+		if (pcln_get_func(a->in.t, i, &f) == 0 &&
+		    strlen(f.name) == len && memcmp(f.name, name, len) == 0) {
+			*entry = f.entry;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The address S stands for, as binutils addr2line reads it. */
+static uint64_t
+parse_addr(const struct a2l *a, const char *s)
+{
+	const char *p = s, *end, *name;
+	size_t namelen;
+	uint64_t v, base = 0, off = 0;
+
+	while (isspace_c((unsigned char)*p))
+		p++;
+	/* bfd_scan_vma: no '-' sign. */
+	v = scan16(p, &end, 0);
+	/* A number, unless it starts with a letter and stops at '+' (then
+	 * "f+1" is the symbol f plus 1). */
+	if (end != p && ((*p >= '0' && *p <= '9') || *end != '+'))
+		return v;
+	/* SYMBOL[+OFFSET]. */
+	name = p;
+	while (*p != 0 && *p != '+' && !isspace_c((unsigned char)*p))
+		p++;
+	namelen = (size_t)(p - name);
+	while (isspace_c((unsigned char)*p))
+		p++;
+	if (*p == '+')
+		off = scan16(p + 1, &end, 1);
+	if (namelen > 0 && !find_symbol(a, name, namelen, &base))
+		return 0;
+	return base + off;
+}
+
+static const char *
+basename_of(const char *path)
+{
+	const char *h = strrchr(path, '/');
+	return h != NULL ? h + 1 : path;
+}
+
+static void
+answer(struct a2l *a, const char *s)
+{
+	uint64_t pc = parse_addr(a, s) & a->mask;
+	pcln_loc loc;
+	int found;
+
+	found = pcln_lookup(a->in.t, pc, &loc) == 0 && loc.func >= 0;
+	if (a->addresses) {
+		printf("0x%0*" PRIx64, (int)a->width, pc);
+		fputs(a->pretty ? ": " : "\n", stdout);
+	}
+	if (!found) {
+		if (a->functions)
+			fputs(a->pretty ? "?? " : "??\n", stdout);
+		fputs("??:0\n", stdout);
+		return;
+	}
+	if (a->functions) {
+		const char *name = loc.name != NULL && *loc.name != 0 ?
+		    loc.name : "??";
+		printf(a->pretty ? "%s at " : "%s\n", name);
+	}
+	if (loc.file == NULL)
+		fputs("??:", stdout);
+	else
+		printf("%s:", a->basenames ? basename_of(loc.file) :
+		    loc.file);
+	if (loc.line > 0)
+		printf("%" PRId32 "\n", loc.line);
+	else
+		fputs("?\n", stdout);
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f, "Usage: %s addr2line [option(s)] [addresses(s)]\n"
+	    "  Convert addresses into line number/file name pairs, from the "
+	    "pcln blob\n"
+	    "  of FILE (a raw blob, or an ELF file with a .pcln or "
+	    ".gopclntab section).\n"
+	    "  If no addresses are specified on the command line, they will "
+	    "be read from stdin\n"
+	    "  The options are:\n"
+	    "  -a --addresses         Show addresses\n"
+	    "  -e --exe=<executable>  Set the input file name (default is "
+	    "a.out)\n"
+	    "  -i --inlines           Unwind inlined functions (no inline "
+	    "data yet)\n"
+	    "  -p --pretty-print      Make the output easier to read for "
+	    "humans\n"
+	    "  -s --basenames         Strip directory names\n"
+	    "  -f --functions         Show function names\n"
+	    "  -C --demangle[=style]  Accepted; names are printed as stored\n"
+	    "  -h --help              Display this information\n"
+	    "  -v --version           Display the program's version\n",
+	    dump_prog);
+}
+
+int
+dump_addr2line(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "addresses", no_argument, NULL, 'a' },
+		{ "target", required_argument, NULL, 'b' },
+		{ "demangle", optional_argument, NULL, 'C' },
+		{ "exe", required_argument, NULL, 'e' },
+		{ "functions", no_argument, NULL, 'f' },
+		{ "inlines", no_argument, NULL, 'i' },
+		{ "section", required_argument, NULL, 'j' },
+		{ "pretty-print", no_argument, NULL, 'p' },
+		{ "no-recurse-limit", no_argument, NULL, 'R' },
+		{ "recurse-limit", no_argument, NULL, 'r' },
+		{ "basenames", no_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'v' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct a2l a;
+	const char *exe = "a.out";
+	int c, rc;
+
+	memset(&a, 0, sizeof a);
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "ab:Ce:fHhij:pRrsVv", longopts,
+	    NULL)) != -1) {
+		switch (c) {
+		case 'a': a.addresses = 1; break;
+		case 'b': break;	/* the blob says what it is */
+		case 'C': break;
+		case 'e': exe = optarg; break;
+		case 'f': a.functions = 1; break;
+		case 'i': break;
+		case 'p': a.pretty = 1; break;
+		case 'R': case 'r': break;
+		case 's': a.basenames = 1; break;
+		case 'H': case 'h':
+			usage(stdout);
+			return 0;
+		case 'V': case 'v':
+			printf("%s (pcln) %s\n", dump_prog,
+			    PCLN_VERSION_STRING);
+			return 0;
+		case 'j':
+			dump_error("-j (section-relative addresses) is not "
+			    "supported");
+			return DUMP_EXIT_USAGE;
+		default:
+			usage(stderr);
+			return DUMP_EXIT_USAGE;
+		}
+	}
+	if ((rc = dump_open(&a.in, exe)) != 0) {
+		dump_close(&a.in);
+		return rc;
+	}
+	if (a.in.is_elf)
+		a.width = a.in.elf.elfclass == 32 ? 8 : 16;
+	else
+		a.width = dump_addr_width(&a.in);
+	a.mask = a.width == 8 ? 0xffffffffu : UINT64_MAX;
+
+	if (optind < argc) {
+		for (; optind < argc; optind++)
+			answer(&a, argv[optind]);
+	} else {
+		dump_lines lr;
+		char *line;
+		int nl, e;
+
+		dump_lines_init(&lr, STDIN_FILENO);
+		while ((line = dump_lines_next(&lr, A2L_LINE_MAX, &nl,
+		    &e)) != NULL) {
+			answer(&a, line);
+			free(line);
+		}
+		if (e != 0) {
+			dump_error("standard input: %s", strerror(e));
+			dump_close(&a.in);
+			return DUMP_EXIT_IO;
+		}
+	}
+	dump_close(&a.in);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		dump_error("write error: %s", strerror(errno));
+		return DUMP_EXIT_IO;
+	}
+	return 0;
+}

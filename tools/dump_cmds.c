@@ -1,0 +1,864 @@
+/* dump_cmds.c -- pclndump's listings: summary, functions, function
+ * detail, lookup, reverse line lookup and verify, in text and JSON
+ * (doc/JSON.md is the JSON schema). */
+#include <config.h>
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pclnrt_format.h"
+#include "dump.h"
+
+static const char *const table_names[3] = { "pcsp", "pcfile", "pcln" };
+
+static const char *
+byteorder(int big)
+{
+	return big ? "big-endian" : "little-endian";
+}
+
+static const char *
+sect_name(uint32_t tag)
+{
+	return tag == PCLN_SECT_FUNCSIZE ? "FUNCSIZE" : "unknown";
+}
+
+static double
+percent(uint64_t part, uint64_t total)
+{
+	return total ? 100.0 * (double)part / (double)total : 0.0;
+}
+
+/* Flush stdout; a write error is an I/O failure. */
+static int
+finish(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		dump_error("write error: %s", strerror(errno));
+		return DUMP_EXIT_IO;
+	}
+	return rc;
+}
+
+/* --- summary ----------------------------------------------------------- */
+
+static void
+json_container(json *j, const dump_input *in)
+{
+	json_key(j, "container");
+	json_begin_object(j);
+	json_key(j, "kind");
+	json_string(j, in->is_elf ? "elf" : "raw");
+	if (in->is_elf) {
+		json_key(j, "elfclass");
+		json_uint(j, in->elf.elfclass);
+		json_key(j, "byteorder");
+		json_string(j, byteorder(in->elf.bigendian));
+		json_key(j, "section");
+		json_string(j, in->sec.name);
+		json_key(j, "index");
+		json_uint(j, in->sec.index);
+		json_key(j, "address");
+		json_hex(j, in->sec.addr);
+		json_key(j, "offset");
+		json_hex(j, in->sec.offset);
+	}
+	json_key(j, "size");
+	json_uint(j, in->len);
+	json_end_object(j);
+}
+
+int
+dump_summary(dump_input *in, const dump_opts *o)
+{
+	const pcln_info *fi = &in->info;
+	dump_sizes sz;
+	pcln_err err;
+	uint32_t ns = dump_trailer_nsect(in), i;
+	int k;
+
+	memset(&err, 0, sizeof err);
+	if (dump_compute_sizes(in, &sz, &err) < 0) {
+		dump_report(in, &err);
+		return DUMP_EXIT_IO;
+	}
+	if (o->json) {
+		json j;
+
+		json_init(&j, stdout, 1);
+		json_begin_object(&j);
+		json_key(&j, "file");
+		json_string(&j, in->path);
+		json_container(&j, in);
+		json_key(&j, "magic");
+		json_hex(&j, PCLN_GO12_MAGIC);
+		json_key(&j, "byteorder");
+		json_string(&j, byteorder(fi->target.bigendian));
+		json_key(&j, "ptrsize");
+		json_uint(&j, fi->target.ptrsize);
+		json_key(&j, "quantum");
+		json_uint(&j, fi->target.quantum);
+		json_key(&j, "nfunc");
+		json_uint(&j, fi->nfunc);
+		json_key(&j, "nfile");
+		json_uint(&j, fi->nfile);
+		json_key(&j, "text_start");
+		json_hex(&j, fi->text_start);
+		json_key(&j, "text_end");
+		json_hex(&j, fi->text_end);
+		json_key(&j, "go12size");
+		json_uint(&j, fi->go12size);
+		json_key(&j, "filetab_offset");
+		json_hex(&j, fi->filetab_off);
+		json_key(&j, "trailer");
+		if (!fi->has_trailer)
+			json_null(&j);
+		else {
+			json_begin_object(&j);
+			json_key(&j, "version");
+			json_uint(&j, fi->trailer_version);
+			json_key(&j, "checksum");
+			json_hex(&j, fi->checksum);
+			json_key(&j, "sections");
+			json_begin_array(&j);
+			for (i = 0; i < ns; i++) {
+				uint32_t tag, off, size;
+				dump_trailer_entry(in, i, &tag, &off, &size);
+				json_begin_object(&j);
+				json_key(&j, "tag");
+				json_uint(&j, tag);
+				json_key(&j, "name");
+				json_string(&j, sect_name(tag));
+				json_key(&j, "offset");
+				json_hex(&j, off);
+				json_key(&j, "size");
+				json_uint(&j, size);
+				json_end_object(&j);
+			}
+			json_end_array(&j);
+			json_end_object(&j);
+		}
+		json_key(&j, "tables");
+		json_begin_object(&j);
+		for (k = 0; k < 4; k++) {
+			json_key(&j, k < 3 ? table_names[k] : "pcdata");
+			json_begin_object(&j);
+			json_key(&j, "refs");
+			json_uint(&j, sz.refs[k]);
+			json_key(&j, "distinct");
+			json_uint(&j, sz.distinct[k]);
+			json_end_object(&j);
+		}
+		json_end_object(&j);
+		json_key(&j, "names");
+		json_begin_object(&j);
+		json_key(&j, "functions");
+		json_uint(&j, sz.nfuncnames);
+		json_key(&j, "files");
+		json_uint(&j, sz.nfilenames);
+		json_end_object(&j);
+		json_key(&j, "sizes");
+		json_begin_object(&j);
+		for (k = 0; k < PART_N; k++) {
+			json_key(&j, dump_part_names[k]);
+			json_uint(&j, sz.bytes[k]);
+		}
+		json_key(&j, "total");
+		json_uint(&j, sz.total);
+		json_end_object(&j);
+		json_end_object(&j);
+		json_end_document(&j);
+		return finish(0);
+	}
+
+	printf("file:          %s\n", in->path);
+	if (in->is_elf)
+		printf("container:     ELF%u %s, section %s (index %zu, "
+		    "address 0x%" PRIx64 ", file offset 0x%" PRIx64 ", %zu "
+		    "bytes)\n", in->elf.elfclass, byteorder(in->elf.bigendian),
+		    in->sec.name, in->sec.index, in->sec.addr, in->sec.offset,
+		    in->len);
+	else
+		printf("container:     raw blob (%zu bytes)\n", in->len);
+	printf("format:        Go 1.2 pclntab (magic 0x%08x), %s\n",
+	    PCLN_GO12_MAGIC, byteorder(fi->target.bigendian));
+	printf("pointer size:  %u\n", fi->target.ptrsize);
+	printf("pc quantum:    %u\n", fi->target.quantum);
+	printf("functions:     %zu\n", fi->nfunc);
+	printf("files:         %zu\n", fi->nfile);
+	printf("text:          [0x%" PRIx64 ", 0x%" PRIx64 ")\n",
+	    fi->text_start, fi->text_end);
+	printf("Go 1.2 part:   %zu bytes\n", fi->go12size);
+	printf("file table:    at offset 0x%" PRIx32 "\n", fi->filetab_off);
+	if (!fi->has_trailer)
+		printf("trailer:       none\n");
+	else {
+		printf("trailer:       version %" PRIu32 ", %" PRIu32
+		    " section%s, checksum 0x%016" PRIx64 "\n",
+		    fi->trailer_version, ns, ns == 1 ? "" : "s", fi->checksum);
+		for (i = 0; i < ns; i++) {
+			uint32_t tag, off, size;
+			dump_trailer_entry(in, i, &tag, &off, &size);
+			printf("  section %" PRIu32 " (%s): offset 0x%" PRIx32
+			    ", %" PRIu32 " bytes\n", tag, sect_name(tag), off,
+			    size);
+		}
+	}
+	printf("pc-value tables (references, distinct):\n");
+	for (k = 0; k < 4; k++)
+		printf("  %-10s %8" PRIu64 " %8" PRIu64 "\n",
+		    k < 3 ? table_names[k] : "pcdata", sz.refs[k],
+		    sz.distinct[k]);
+	printf("distinct names: %" PRIu64 " function, %" PRIu64 " file\n",
+	    sz.nfuncnames, sz.nfilenames);
+	printf("size breakdown:\n");
+	printf("  %-10s %10s %8s\n", "part", "bytes", "percent");
+	for (k = 0; k < PART_N; k++)
+		printf("  %-10s %10" PRIu64 " %7.1f%%\n", dump_part_names[k],
+		    sz.bytes[k], percent(sz.bytes[k], sz.total));
+	printf("  %-10s %10" PRIu64 " %7.1f%%\n", "total", sz.total,
+	    percent(sz.total, sz.total));
+	return finish(0);
+}
+
+/* --- functions ----------------------------------------------------------- */
+
+static void
+first_line(const dump_input *in, const pcln_func *f, const char **file,
+    int32_t *line)
+{
+	pcln_loc loc;
+
+	*file = NULL;
+	*line = 0;
+	if (pcln_lookup(in->t, f->entry, &loc) == 0 && loc.func >= 0) {
+		*file = loc.file;
+		*line = loc.line;
+	}
+}
+
+int
+dump_functions(dump_input *in, const dump_opts *o)
+{
+	unsigned w = dump_addr_width(in);
+	size_t i, n = pcln_nfunc(in->t), shown = 0;
+	json j;
+
+	json_init(&j, stdout, 1);
+	if (o->json)
+		json_begin_array(&j);
+	else
+		printf("%6s  %-*s  %-*s  %8s  %6s  %6s  %s  %s\n", "INDEX",
+		    (int)w + 2, "ENTRY", (int)w + 2, "END", "SIZE", "ARGS",
+		    "FRAME", "NAME", "FILE:LINE");
+	for (i = 0; i < n; i++) {
+		pcln_func f;
+		const char *file;
+		int32_t line;
+
+		if (pcln_get_func(in->t, i, &f) < 0)
+			continue;
+		if (o->name_glob != NULL &&
+		    fnmatch(o->name_glob, f.name, 0) != 0)
+			continue;
+		if (o->has_range && (f.end <= o->lo || f.entry >= o->hi))
+			continue;
+		first_line(in, &f, &file, &line);
+		shown++;
+		if (o->json) {
+			json_begin_object(&j);
+			json_key(&j, "index");
+			json_uint(&j, i);
+			json_key(&j, "name");
+			json_string(&j, f.name);
+			json_key(&j, "entry");
+			json_hex(&j, f.entry);
+			json_key(&j, "end");
+			json_hex(&j, f.end);
+			json_key(&j, "size");
+			json_uint(&j, f.end - f.entry);
+			json_key(&j, "args");
+			json_int(&j, f.args);
+			json_key(&j, "frame");
+			json_int(&j, f.frame);
+			json_key(&j, "file");
+			json_string(&j, file);
+			json_key(&j, "line");
+			if (line > 0)
+				json_int(&j, line);
+			else
+				json_null(&j);
+			json_end_object(&j);
+			continue;
+		}
+		printf("%6zu  0x%0*" PRIx64 "  0x%0*" PRIx64 "  %8" PRIu64
+		    "  %6" PRId32 "  %6" PRId32 "  %s  %s:", i, (int)w, f.entry,
+		    (int)w, f.end, f.end - f.entry, f.args, f.frame, f.name,
+		    file != NULL ? file : "??");
+		if (line > 0)
+			printf("%" PRId32 "\n", line);
+		else
+			printf("?\n");
+	}
+	if (o->json) {
+		json_end_array(&j);
+		json_end_document(&j);
+	}
+	return finish(shown == 0 && (o->name_glob != NULL || o->has_range) ?
+	    DUMP_EXIT_NOTFOUND : 0);
+}
+
+/* --- function detail ------------------------------------------------------ */
+
+/* Print (or write as JSON) the rows of table TAB of function I. */
+static int
+rows(dump_input *in, json *j, int js, size_t i, int tab, uint32_t off)
+{
+	pcln_rowiter it;
+	pcln_row row;
+	unsigned w = dump_addr_width(in);
+	int rc;
+
+	if (js) {
+		json_key(j, "offset");
+		if (off)
+			json_hex(j, off);
+		else
+			json_null(j);
+		json_key(j, "rows");
+		json_begin_array(j);
+	}
+	if (off == 0 || pcln_rows_begin(&it, in->t, i, tab) < 0) {
+		if (js)
+			json_end_array(j);
+		return 0;
+	}
+	while ((rc = pcln_rows_next(&it, &row)) > 0) {
+		const char *fname = NULL;
+
+		if (tab == PCLN_TABLE_PCFILE && row.value > 0)
+			fname = pcln_file_name(in->t, (uint32_t)row.value);
+		if (js) {
+			json_begin_object(j);
+			json_key(j, "start");
+			json_hex(j, row.start);
+			json_key(j, "end");
+			json_hex(j, row.end);
+			json_key(j, "value");
+			json_int(j, row.value);
+			if (tab == PCLN_TABLE_PCFILE) {
+				json_key(j, "file");
+				json_string(j, fname);
+			}
+			json_end_object(j);
+			continue;
+		}
+		printf("    [0x%0*" PRIx64 ", 0x%0*" PRIx64 ")  %" PRId32,
+		    (int)w, row.start, (int)w, row.end, row.value);
+		if (fname != NULL)
+			printf("  %s", fname);
+		putchar('\n');
+	}
+	if (js)
+		json_end_array(j);
+	if (rc < 0) {
+		dump_error("%s: function %zu: table %d at offset 0x%" PRIx32
+		    ": bad pc-value table", in->path, i, tab, off);
+		return DUMP_EXIT_CORRUPT;
+	}
+	return 0;
+}
+
+static int
+detail(dump_input *in, json *j, int js, size_t i)
+{
+	pcln_func f;
+	unsigned w = dump_addr_width(in);
+	uint32_t k;
+	int rc = 0, r;
+
+	if (pcln_get_func(in->t, i, &f) < 0)
+		return DUMP_EXIT_NOTFOUND;
+	if (js) {
+		json_begin_object(j);
+		json_key(j, "index");
+		json_uint(j, i);
+		json_key(j, "name");
+		json_string(j, f.name);
+		json_key(j, "entry");
+		json_hex(j, f.entry);
+		json_key(j, "end");
+		json_hex(j, f.end);
+		json_key(j, "next");
+		json_hex(j, f.next);
+		json_key(j, "size");
+		json_uint(j, f.end - f.entry);
+		json_key(j, "args");
+		json_int(j, f.args);
+		json_key(j, "frame");
+		json_int(j, f.frame);
+		json_key(j, "funcoff");
+		json_hex(j, f.funcoff);
+		for (k = 0; k < 3; k++) {
+			json_key(j, table_names[k]);
+			json_begin_object(j);
+			if ((r = rows(in, j, 1, i, (int)k, f.tab_off[k])) != 0)
+				rc = r;
+			json_end_object(j);
+		}
+		json_key(j, "pcdata");
+		json_begin_array(j);
+		for (k = 0; k < f.npcdata; k++) {
+			int tab = PCLN_TABLE_PCDATA((int)k);
+			json_begin_object(j);
+			json_key(j, "index");
+			json_uint(j, k);
+			if ((r = rows(in, j, 1, i, tab,
+			    pcln_table_offset(in->t, i, tab))) != 0)
+				rc = r;
+			json_end_object(j);
+		}
+		json_end_array(j);
+		json_key(j, "funcdata");
+		json_begin_array(j);
+		for (k = 0; k < f.nfuncdata; k++) {
+			uint64_t v = pcln_funcdata(in->t, i, k);
+			if (v)
+				json_hex(j, v);
+			else
+				json_null(j);
+		}
+		json_end_array(j);
+		json_end_object(j);
+		return rc;
+	}
+	printf("function %zu: %s\n", i, f.name);
+	printf("  entry:   0x%0*" PRIx64 "\n", (int)w, f.entry);
+	printf("  end:     0x%0*" PRIx64 " (size %" PRIu64 ")\n", (int)w, f.end,
+	    f.end - f.entry);
+	printf("  next:    0x%0*" PRIx64 " (gap %" PRIu64 ")\n", (int)w, f.next,
+	    f.next - f.end);
+	printf("  args:    %" PRId32 "\n", f.args);
+	printf("  frame:   %" PRId32 "\n", f.frame);
+	printf("  Func at: 0x%" PRIx32 "\n", f.funcoff);
+	for (k = 0; k < 3; k++) {
+		if (f.tab_off[k] == 0) {
+			printf("  %s: none\n", table_names[k]);
+			continue;
+		}
+		printf("  %s (table at 0x%" PRIx32 "):\n", table_names[k],
+		    f.tab_off[k]);
+		if ((r = rows(in, j, 0, i, (int)k, f.tab_off[k])) != 0)
+			rc = r;
+	}
+	for (k = 0; k < f.npcdata; k++) {
+		int tab = PCLN_TABLE_PCDATA((int)k);
+		uint32_t off = pcln_table_offset(in->t, i, tab);
+		if (off == 0) {
+			printf("  pcdata[%" PRIu32 "]: none\n", k);
+			continue;
+		}
+		printf("  pcdata[%" PRIu32 "] (table at 0x%" PRIx32 "):\n", k,
+		    off);
+		if ((r = rows(in, j, 0, i, tab, off)) != 0)
+			rc = r;
+	}
+	for (k = 0; k < f.nfuncdata; k++) {
+		uint64_t v = pcln_funcdata(in->t, i, k);
+		if (v)
+			printf("  funcdata[%" PRIu32 "]: 0x%" PRIx64 "\n", k,
+			    v);
+		else
+			printf("  funcdata[%" PRIu32 "]: nil\n", k);
+	}
+	return rc;
+}
+
+int
+dump_func_detail(dump_input *in, const dump_opts *o, char **what, int n)
+{
+	size_t nf = pcln_nfunc(in->t), i;
+	int a, rc = 0, printed = 0;
+	json j;
+
+	json_init(&j, stdout, 1);
+	if (o->json)
+		json_begin_array(&j);
+	for (a = 0; a < n; a++) {
+		const char *w = what[a];
+		uint64_t pc;
+		int found = 0, r;
+
+		if (w[0] == '0' && (w[1] == 'x' || w[1] == 'X')) {
+			long fi;
+			if (dump_parse_hex(w, &pc) < 0) {
+				dump_error("bad address '%s': expected a "
+				    "hexadecimal number", w);
+				rc = DUMP_EXIT_USAGE;
+				continue;
+			}
+			fi = pcln_find_func(in->t, pc);
+			if (fi >= 0) {
+				if (!o->json && printed++)
+					putchar('\n');
+				if ((r = detail(in, &j, o->json,
+				    (size_t)fi)) != 0)
+					rc = r;
+				found = 1;
+			}
+		} else {
+			int pass;
+			/* Exact names first; a glob only if none matched. */
+			for (pass = 0; pass < 2 && !found; pass++)
+				for (i = 0; i < nf; i++) {
+					pcln_func f;
+					if (pcln_get_func(in->t, i, &f) < 0)
+						continue;
+					if (pass == 0 ?
+					    strcmp(f.name, w) != 0 :
+					    fnmatch(w, f.name, 0) != 0)
+						continue;
+					if (!o->json && printed++)
+						putchar('\n');
+					if ((r = detail(in, &j, o->json,
+					    i)) != 0)
+						rc = r;
+					found = 1;
+				}
+		}
+		if (!found) {
+			dump_error("%s: no function %s '%s'", in->path,
+			    w[0] == '0' && (w[1] == 'x' || w[1] == 'X') ?
+			    "contains" : "matches", w);
+			if (rc == 0)
+				rc = DUMP_EXIT_NOTFOUND;
+		}
+	}
+	if (o->json) {
+		json_end_array(&j);
+		json_end_document(&j);
+	}
+	return finish(rc);
+}
+
+/* --- lookup ------------------------------------------------------------- */
+
+static void
+lookup_one(dump_input *in, json *j, int js, uint64_t pc)
+{
+	unsigned w = dump_addr_width(in);
+	pcln_loc loc;
+	pcln_func f;
+	uint32_t k;
+
+	if (pcln_lookup(in->t, pc, &loc) < 0 || loc.func < 0 ||
+	    pcln_get_func(in->t, (size_t)loc.func, &f) < 0) {
+		if (js) {
+			json_begin_object(j);
+			json_key(j, "pc");
+			json_hex(j, pc);
+			json_key(j, "func");
+			json_null(j);
+			json_end_object(j);
+			json_end_document(j);
+		} else
+			printf("0x%0*" PRIx64 "  ??\n", (int)w, pc);
+		return;
+	}
+	if (js) {
+		json_begin_object(j);
+		json_key(j, "pc");
+		json_hex(j, pc);
+		json_key(j, "func");
+		json_string(j, loc.name);
+		json_key(j, "index");
+		json_uint(j, (uint64_t)loc.func);
+		json_key(j, "entry");
+		json_hex(j, loc.entry);
+		json_key(j, "offset");
+		json_uint(j, pc - loc.entry);
+		json_key(j, "file");
+		json_string(j, loc.file);
+		json_key(j, "line");
+		if (loc.line > 0)
+			json_int(j, loc.line);
+		else
+			json_null(j);
+		json_key(j, "spdelta");
+		if (loc.has_sp)
+			json_int(j, loc.spdelta);
+		else
+			json_null(j);
+		json_key(j, "pcdata");
+		json_begin_array(j);
+	} else {
+		printf("0x%0*" PRIx64 "  %s+0x%" PRIx64 "  %s:", (int)w, pc,
+		    loc.name, pc - loc.entry,
+		    loc.file != NULL ? loc.file : "??");
+		if (loc.line > 0)
+			printf("%" PRId32, loc.line);
+		else
+			putchar('?');
+		if (loc.has_sp)
+			printf("  sp=%" PRId32, loc.spdelta);
+		else
+			printf("  sp=?");
+	}
+	for (k = 0; k < f.npcdata; k++) {
+		int32_t v;
+		int ok = pcln_pcvalue(in->t, (size_t)loc.func,
+		    PCLN_TABLE_PCDATA((int)k), pc, &v, NULL) == 0;
+		if (js) {
+			if (ok)
+				json_int(j, v);
+			else
+				json_null(j);
+		} else if (ok)
+			printf("  pcdata[%" PRIu32 "]=%" PRId32, k, v);
+		else
+			printf("  pcdata[%" PRIu32 "]=?", k);
+	}
+	if (js) {
+		json_end_array(j);
+		json_end_object(j);
+		json_end_document(j);
+	} else
+		putchar('\n');
+}
+
+static int
+lookup_str(dump_input *in, json *j, int js, const char *s)
+{
+	uint64_t pc;
+
+	if (dump_parse_hex(s, &pc) < 0) {
+		dump_error("bad address '%s': expected a hexadecimal number",
+		    s);
+		return DUMP_EXIT_USAGE;
+	}
+	lookup_one(in, j, js, pc);
+	return 0;
+}
+
+int
+dump_lookup(dump_input *in, const dump_opts *o, char **pcs, int n)
+{
+	json j;
+	int a, rc = 0, r;
+
+	json_init(&j, stdout, 0);
+	if (n > 0) {
+		for (a = 0; a < n; a++)
+			if ((r = lookup_str(in, &j, o->json, pcs[a])) != 0)
+				rc = r;
+	} else {
+		dump_lines lr;
+		char *line;
+		int nl, e;
+
+		dump_lines_init(&lr, STDIN_FILENO);
+		while ((line = dump_lines_next(&lr, 0, &nl, &e)) != NULL) {
+			char *s = line, *t;
+			while (*s == ' ' || *s == '\t')
+				s++;
+			t = s + strlen(s);
+			while (t > s && (t[-1] == ' ' || t[-1] == '\t' ||
+			    t[-1] == '\r'))
+				*--t = 0;
+			if (*s != 0 &&
+			    (r = lookup_str(in, &j, o->json, s)) != 0)
+				rc = r;
+			free(line);
+		}
+		if (e != 0) {
+			dump_error("standard input: %s", strerror(e));
+			rc = DUMP_EXIT_IO;
+		}
+	}
+	return finish(rc);
+}
+
+/* --- reverse line lookup ------------------------------------------------- */
+
+struct range_ctx {
+	dump_input *in;
+	json *j;
+	int js;
+	const char *spec;
+};
+
+static int
+range_cb(void *arg, size_t fi, uint64_t start, uint64_t end)
+{
+	struct range_ctx *c = arg;
+	unsigned w = dump_addr_width(c->in);
+	pcln_func f;
+
+	if (pcln_get_func(c->in->t, fi, &f) < 0)
+		return 0;
+	if (c->js) {
+		json_begin_object(c->j);
+		json_key(c->j, "start");
+		json_hex(c->j, start);
+		json_key(c->j, "end");
+		json_hex(c->j, end);
+		json_key(c->j, "func");
+		json_string(c->j, f.name);
+		json_key(c->j, "index");
+		json_uint(c->j, fi);
+		json_key(c->j, "offset");
+		json_uint(c->j, start - f.entry);
+		json_end_object(c->j);
+	} else
+		printf("%s  [0x%0*" PRIx64 ", 0x%0*" PRIx64 ")  %s+0x%" PRIx64
+		    "\n", c->spec, (int)w, start, (int)w, end, f.name,
+		    start - f.entry);
+	return 0;
+}
+
+int
+dump_line(dump_input *in, const dump_opts *o, char **specs, int n)
+{
+	int a, rc = 0;
+	json j;
+
+	json_init(&j, stdout, 1);
+	if (o->json)
+		json_begin_array(&j);
+	for (a = 0; a < n; a++) {
+		char *spec = specs[a], *colon = strrchr(spec, ':'), *end;
+		struct range_ctx c;
+		char *file;
+		long line, got;
+
+		errno = 0;
+		line = colon != NULL ? strtol(colon + 1, &end, 10) : 0;
+		if (colon == NULL || colon == spec || end == colon + 1 ||
+		    *end != 0 || errno != 0 || line <= 0 || line > INT32_MAX) {
+			dump_error("bad location '%s': expected FILE:LINE",
+			    spec);
+			rc = DUMP_EXIT_USAGE;
+			continue;
+		}
+		file = strndup(spec, (size_t)(colon - spec));
+		if (file == NULL) {
+			dump_error("out of memory");
+			return DUMP_EXIT_IO;
+		}
+		c.in = in;
+		c.j = &j;
+		c.js = o->json;
+		c.spec = spec;
+		if (o->json) {
+			json_begin_object(&j);
+			json_key(&j, "file");
+			json_string(&j, file);
+			json_key(&j, "line");
+			json_int(&j, line);
+			json_key(&j, "ranges");
+			json_begin_array(&j);
+		}
+		got = pcln_line_to_pcs(in->t, file, (int32_t)line, range_cb,
+		    &c);
+		if (o->json) {
+			json_end_array(&j);
+			json_end_object(&j);
+		}
+		if (got <= 0) {
+			dump_error("%s: no code for %s", in->path, spec);
+			if (rc == 0)
+				rc = DUMP_EXIT_NOTFOUND;
+		}
+		free(file);
+	}
+	if (o->json) {
+		json_end_array(&j);
+		json_end_document(&j);
+	}
+	return finish(rc);
+}
+
+/* --- verify --------------------------------------------------------------- */
+
+int
+dump_verify(const char *path, const dump_opts *o)
+{
+	dump_input in;
+	pcln_err err;
+	int rc, ok;
+
+	if ((rc = dump_load(&in, path)) != 0) {
+		dump_close(&in);
+		return rc;
+	}
+	memset(&err, 0, sizeof err);
+	ok = pcln_verify(in.blob, in.len, &err) == 0;
+	if (ok) {
+		in.t = pcln_open(in.blob, in.len, PCLN_OPEN_TRUSTED, &err);
+		if (in.t == NULL) {
+			dump_report(&in, &err);
+			dump_close(&in);
+			return DUMP_EXIT_IO;
+		}
+		pcln_get_info(in.t, &in.info);
+	} else
+		dump_report(&in, &err);
+	if (o->json) {
+		json j;
+
+		json_init(&j, stdout, 1);
+		json_begin_object(&j);
+		json_key(&j, "file");
+		json_string(&j, path);
+		if (in.is_elf) {
+			json_key(&j, "section");
+			json_string(&j, in.sec.name);
+		}
+		json_key(&j, "ok");
+		json_bool(&j, ok);
+		if (ok) {
+			json_key(&j, "nfunc");
+			json_uint(&j, in.info.nfunc);
+			json_key(&j, "nfile");
+			json_uint(&j, in.info.nfile);
+			json_key(&j, "size");
+			json_uint(&j, in.len);
+			json_key(&j, "trailer");
+			json_bool(&j, in.info.has_trailer);
+		} else {
+			json_key(&j, "error");
+			json_begin_object(&j);
+			json_key(&j, "code");
+			json_string(&j, dump_errname(err.code));
+			json_key(&j, "what");
+			json_string(&j, pcln_strerror(err.code));
+			json_key(&j, "message");
+			json_string(&j, err.msg);
+			json_key(&j, "offset");
+			if (err.offset >= 0)
+				json_int(&j, err.offset);
+			else
+				json_null(&j);
+			json_end_object(&j);
+		}
+		json_end_object(&j);
+		json_end_document(&j);
+	} else if (ok) {
+		printf("%s: ok: %zu functions, %zu files, %zu bytes", path,
+		    in.info.nfunc, in.info.nfile, in.len);
+		if (in.info.has_trailer)
+			printf(", trailer version %" PRIu32 ", checksum "
+			    "0x%016" PRIx64 " ok\n", in.info.trailer_version,
+			    in.info.checksum);
+		else
+			printf(", no trailer\n");
+	}
+	dump_close(&in);
+	return finish(ok ? 0 : DUMP_EXIT_CORRUPT);
+}

@@ -1,0 +1,254 @@
+/* pclndump.c -- inspect a pcln blob: command line and dispatch.
+ *
+ * Usage: pclndump [--json] COMMAND [OPTIONS] FILE [ARGS...]
+ * FILE is a raw blob or an ELF file with a .pcln or .gopclntab section.
+ * Everything reads through the verified reader (pcln_open); see
+ * pclndump(1) for the commands and exit statuses, doc/JSON.md for --json.
+ * Invoked as "pcln-addr2line", it is "pclndump addr2line".
+ */
+#include <config.h>
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dump.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "Usage: %s [--json] COMMAND [OPTIONS] FILE [ARGS...]\n"
+	    "Inspect a pcln blob (Go 1.2 pclntab): a raw blob file, or an "
+	    "ELF file\n"
+	    "with a .pcln or .gopclntab section.\n"
+	    "\n"
+	    "Commands:\n"
+	    "  summary FILE             header, counts, trailer and size "
+	    "breakdown\n"
+	    "  functions FILE           one line per function\n"
+	    "      --name=GLOB          only functions whose name matches "
+	    "GLOB\n"
+	    "      --range=LO:HI        only functions overlapping [LO, HI) "
+	    "(hex)\n"
+	    "  func FILE WHAT...        every table of a function; WHAT is a "
+	    "name,\n"
+	    "                           a glob, or 0xADDR inside the "
+	    "function\n"
+	    "  lookup FILE [PC...]      function+offset, file:line, spdelta, "
+	    "pcdata\n"
+	    "                           (pcs in hex; read from stdin if none)\n"
+	    "  line FILE SRC:LINE...    every pc range of a source line\n"
+	    "  verify FILE...           full verification; exit 0 only if "
+	    "sound\n"
+	    "  addr2line [-e FILE] [-afpsiC] [ADDR...]\n"
+	    "                           answer like binutils addr2line\n"
+	    "\n"
+	    "Options:\n"
+	    "  --json                   JSON output (doc/JSON.md): one "
+	    "document, or\n"
+	    "                           one line per answer for lookup\n"
+	    "  -h, --help               this help\n"
+	    "  -V, --version            version\n"
+	    "\n"
+	    "Exit status: 0 ok, 1 corrupt or unsupported input (or verify "
+	    "failed),\n"
+	    "2 usage, 3 I/O error, 4 query matched nothing.\n", dump_prog);
+}
+
+static int
+try_help(void)
+{
+	fprintf(stderr, "Try '%s --help' for more information.\n", dump_prog);
+	return DUMP_EXIT_USAGE;
+}
+
+static int
+version(void)
+{
+	printf("pclndump (pcln) %s\n", PCLN_VERSION_STRING);
+	return 0;
+}
+
+static int
+parse_range(const char *s, uint64_t *lo, uint64_t *hi)
+{
+	char buf[64], *sep;
+	size_t n = strlen(s);
+
+	if (n >= sizeof buf)
+		return -1;
+	memcpy(buf, s, n + 1);
+	sep = strchr(buf, ':');
+	if (sep == NULL)
+		sep = strchr(buf, '-');
+	if (sep == NULL)
+		return -1;
+	*sep = 0;
+	if (dump_parse_hex(buf, lo) < 0 || dump_parse_hex(sep + 1, hi) < 0 ||
+	    *lo >= *hi)
+		return -1;
+	return 0;
+}
+
+enum cmd { C_SUMMARY, C_FUNCTIONS, C_FUNC, C_LOOKUP, C_LINE, C_VERIFY };
+
+static const struct {
+	const char *name;
+	enum cmd cmd;
+	int minargs;	/* after FILE */
+} commands[] = {
+	{ "summary", C_SUMMARY, 0 },
+	{ "functions", C_FUNCTIONS, 0 },
+	{ "func", C_FUNC, 1 },
+	{ "lookup", C_LOOKUP, 0 },
+	{ "line", C_LINE, 1 },
+	{ "verify", C_VERIFY, 0 },
+};
+
+int
+main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "name", required_argument, NULL, 'n' },
+		{ "range", required_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *base = argc > 0 ? strrchr(argv[0], '/') : NULL;
+	dump_opts o;
+	dump_input in;
+	const char *cmdname;
+	size_t k;
+	int c, a, rc, nrest;
+	enum cmd cmd;
+
+	base = base != NULL ? base + 1 : argc > 0 ? argv[0] : "pclndump";
+	if (strcmp(base, "pcln-addr2line") == 0) {
+		dump_prog = "pcln-addr2line";
+		return dump_addr2line(argc, argv);
+	}
+	memset(&o, 0, sizeof o);
+
+	/* Global options before the command. */
+	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
+		if (strcmp(argv[a], "--json") == 0)
+			o.json = 1;
+		else if (strcmp(argv[a], "--help") == 0 ||
+		    strcmp(argv[a], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		} else if (strcmp(argv[a], "--version") == 0 ||
+		    strcmp(argv[a], "-V") == 0)
+			return version();
+		else {
+			dump_error("unknown option '%s'", argv[a]);
+			return try_help();
+		}
+	}
+	if (a >= argc) {
+		dump_error("no command given");
+		return try_help();
+	}
+	cmdname = argv[a];
+	if (strcmp(cmdname, "addr2line") == 0)
+		return dump_addr2line(argc - a, argv + a);
+	for (k = 0; k < sizeof commands / sizeof commands[0]; k++)
+		if (strcmp(cmdname, commands[k].name) == 0)
+			break;
+	if (k == sizeof commands / sizeof commands[0]) {
+		dump_error("unknown command '%s'", cmdname);
+		return try_help();
+	}
+	cmd = commands[k].cmd;
+
+	argc -= a;
+	argv += a;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o.json = 1;
+			break;
+		case 'n':
+		case 'r':
+			if (cmd != C_FUNCTIONS) {
+				dump_error("%s: --%s is an option of "
+				    "'functions'", cmdname,
+				    c == 'n' ? "name" : "range");
+				return DUMP_EXIT_USAGE;
+			}
+			if (c == 'n')
+				o.name_glob = optarg;
+			else if (parse_range(optarg, &o.lo, &o.hi) < 0) {
+				dump_error("bad range '%s': expected LO:HI in "
+				    "hex with LO < HI", optarg);
+				return DUMP_EXIT_USAGE;
+			} else
+				o.has_range = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			return version();
+		default:
+			return try_help();
+		}
+	}
+	if (optind >= argc) {
+		dump_error("%s: no input file given", cmdname);
+		return DUMP_EXIT_USAGE;
+	}
+	nrest = argc - optind - 1;
+	if (nrest < commands[k].minargs) {
+		dump_error("%s: expected %s after the file", cmdname,
+		    cmd == C_FUNC ? "a function name or address" :
+		    "SRC:LINE");
+		return DUMP_EXIT_USAGE;
+	}
+	if (cmd == C_VERIFY) {
+		int worst = 0;
+		for (a = optind; a < argc; a++) {
+			rc = dump_verify(argv[a], &o);
+			if (rc > worst)
+				worst = rc;
+		}
+		return worst;
+	}
+	if ((cmd == C_SUMMARY || cmd == C_FUNCTIONS) && nrest > 0) {
+		dump_error("%s: unexpected argument '%s'", cmdname,
+		    argv[optind + 1]);
+		return DUMP_EXIT_USAGE;
+	}
+	if ((rc = dump_open(&in, argv[optind])) != 0) {
+		dump_close(&in);
+		return rc;
+	}
+	switch (cmd) {
+	case C_SUMMARY:
+		rc = dump_summary(&in, &o);
+		break;
+	case C_FUNCTIONS:
+		rc = dump_functions(&in, &o);
+		break;
+	case C_FUNC:
+		rc = dump_func_detail(&in, &o, argv + optind + 1, nrest);
+		break;
+	case C_LOOKUP:
+		rc = dump_lookup(&in, &o, argv + optind + 1, nrest);
+		break;
+	case C_LINE:
+		rc = dump_line(&in, &o, argv + optind + 1, nrest);
+		break;
+	case C_VERIFY:
+	default:
+		rc = DUMP_EXIT_USAGE;
+		break;
+	}
+	dump_close(&in);
+	return rc;
+}
