@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 
 pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
-libdw-dev libelf-dev binutils elfutils gdb golang-go clang llvm valgrind"
+libdw-dev libelf-dev binutils python3 golang-go"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -1,0 +1,34 @@
+## tests/go.mk -- Go interoperability (issue 6), included by tests/local.mk.
+##
+## tests/check_goimport: the Go pclntab importer against synthetic tables in
+##   every Go layout (Check suite; needs no Go toolchain).
+## tests/gointerop/*.sh: Go's debug/gosym reads our blobs, and we read real
+##   Go binaries; they build Go programs with the installed `go` at test
+##   time (skip, exit 77, without Go; fail under CI=true).
+
+check_PROGRAMS += tests/check_goimport
+TESTS += tests/check_goimport
+
+tests_check_goimport_SOURCES = tests/check_goimport.c
+tests_check_goimport_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_goimport_LDADD = lib/libpcln-internal.la $(CHECK_LIBS) \
+	$(XXHASH_LIBS)
+
+check_PROGRAMS += tests/gointerop/pclnjson tests/gointerop/randblob
+tests_gointerop_pclnjson_SOURCES = tests/gointerop/pclnjson.c
+tests_gointerop_pclnjson_LDADD = lib/libpcln.la
+tests_gointerop_randblob_SOURCES = tests/gointerop/randblob.c
+tests_gointerop_randblob_LDADD = lib/libpcln.la
+
+TESTS += tests/gointerop/go-reads-pcln.sh tests/gointerop/pcln-reads-go.sh
+dist_check_SCRIPTS += tests/gointerop/go-reads-pcln.sh \
+	tests/gointerop/pcln-reads-go.sh
+dist_check_DATA += tests/gointerop/go-env.sh tests/gointerop/gosymcheck.go \
+	tests/gointerop/prog/main.go tests/gointerop/prog/helper.go
+
+# Go's build cache, binaries and blobs live under tests/gointerop/work.
+clean-local: clean-gointerop
+clean-gointerop:
+	-chmod -R u+w tests/gointerop/work 2>/dev/null
+	-rm -rf tests/gointerop/work
+.PHONY: clean-gointerop
