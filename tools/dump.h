@@ -13,6 +13,7 @@
 
 #include "pcln.h"
 #include "pcln_elf.h"
+#include "pcln_go.h"
 
 /* Exit statuses (documented in pclndump(1) and doc/JSON.md). */
 #define DUMP_EXIT_OK		0	/* success */
@@ -41,6 +42,12 @@ typedef struct dump_input {
 	size_t len;
 	pcln_table *t;		/* after dump_open_table */
 	pcln_info info;
+	/* A Go pclntab in a layout other than ours (Go 1.16+, or a Go 1.2-1.15
+	 * table our verifier refuses) is converted with pcln_go_convert: BLOB
+	 * then points at CONV, and GO describes the original. */
+	uint8_t *conv;
+	int is_go;
+	pcln_go_info go;
 } dump_input;
 
 /* Read PATH ("-" is stdin) and find the blob: the whole file, or the

@@ -48,6 +48,19 @@ finish(int rc)
 
 /* --- summary ----------------------------------------------------------- */
 
+/* The first Go release that wrote LAYOUT (enum pcln_go_layout). */
+static const char *
+go_release(int layout)
+{
+	switch (layout) {
+	case PCLN_GO_12:	return "1.2";
+	case PCLN_GO_116:	return "1.16";
+	case PCLN_GO_118:	return "1.18";
+	case PCLN_GO_120:	return "1.20";
+	default:		return "unknown";
+	}
+}
+
 static void
 json_container(json *j, const dump_input *in)
 {
@@ -70,7 +83,16 @@ json_container(json *j, const dump_input *in)
 		json_hex(j, in->sec.offset);
 	}
 	json_key(j, "size");
-	json_uint(j, in->len);
+	json_uint(j, in->is_elf ? (uint64_t)in->sec.size : in->filelen);
+	if (in->is_go) {
+		json_key(j, "go_source");
+		json_begin_object(j);
+		json_key(j, "release");
+		json_string(j, go_release(in->go.layout));
+		json_key(j, "magic");
+		json_hex(j, in->go.magic);
+		json_end_object(j);
+	}
 	json_end_object(j);
 }
 
@@ -183,9 +205,13 @@ dump_summary(dump_input *in, const dump_opts *o)
 		    "address 0x%" PRIx64 ", file offset 0x%" PRIx64 ", %zu "
 		    "bytes)\n", in->elf.elfclass, byteorder(in->elf.bigendian),
 		    in->sec.name, in->sec.index, in->sec.addr, in->sec.offset,
-		    in->len);
+		    (size_t)in->sec.size);
 	else
-		printf("container:     raw blob (%zu bytes)\n", in->len);
+		printf("container:     raw blob (%zu bytes)\n", in->filelen);
+	if (in->is_go)
+		printf("source:        Go %s pclntab (magic 0x%08" PRIx32
+		    "), converted to pcln\n", go_release(in->go.layout),
+		    in->go.magic);
 	printf("format:        Go 1.2 pclntab (magic 0x%08x), %s\n",
 	    PCLN_GO12_MAGIC, byteorder(fi->target.bigendian));
 	printf("pointer size:  %u\n", fi->target.ptrsize);

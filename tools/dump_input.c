@@ -163,6 +163,26 @@ out:
 	return rc;
 }
 
+/* Convert the Go pclntab of IN (the whole ELF image, so that the
+ * importer finds .text too, or the raw table) into a pcln blob and point
+ * IN->blob at it.  Returns 0, or -1 with ERR filled and IN unchanged. */
+static int
+go_convert(dump_input *in, pcln_err *err)
+{
+	const uint8_t *src = in->is_elf ? in->file : in->blob;
+	size_t srclen = in->is_elf ? in->filelen : in->len;
+	uint8_t *blob;
+	size_t len;
+
+	if (pcln_go_convert(src, srclen, 0, 0, &blob, &len, &in->go, err) < 0)
+		return -1;
+	in->conv = blob;
+	in->blob = blob;
+	in->len = len;
+	in->is_go = 1;
+	return 0;
+}
+
 /* Check the first word of BLOB: 0 if it is the Go 1.2 magic, else print
  * why not and return an exit status. */
 static int
@@ -183,12 +203,18 @@ check_magic(dump_input *in, const char *what)
 		return 0;
 	for (k = 0; k < sizeof go_magics / sizeof go_magics[0]; k++)
 		if (le == go_magics[k] || be == go_magics[k]) {
-			dump_error("%s: unsupported pclntab magic 0x%08" PRIx32
-			    " (Go 1.16+ layouts are not supported yet)",
-			    in->path, le == go_magics[k] ? le : be);
-			return DUMP_EXIT_CORRUPT;
+			pcln_err err;
+
+			memset(&err, 0, sizeof err);
+			if (go_convert(in, &err) == 0)
+				return 0;
+			dump_error("%s: %s: Go pclntab (magic 0x%08" PRIx32
+			    "): %s", in->path, what,
+			    le == go_magics[k] ? le : be, err.msg);
+			return err.code == PCLN_ENOMEM ? DUMP_EXIT_IO :
+			    DUMP_EXIT_CORRUPT;
 		}
-	if (in->is_elf && strcmp(in->sec.name, PCLN_ELF_GO_SECTION) == 0) {
+	if (in->is_elf && strstr(in->sec.name, PCLN_ELF_GO_SECTION) != NULL) {
 		dump_error("%s: %s: unsupported pclntab magic 0x%08" PRIx32
 		    " (expected 0xfffffffb, the Go 1.2 layout)", in->path,
 		    what, le);
@@ -230,6 +256,16 @@ dump_load(dump_input *in, const char *path)
 			return DUMP_EXIT_CORRUPT;
 		}
 		if (rc == 0) {
+			/* A Go PIE keeps its table in .data.rel.ro.gopclntab. */
+			rc = pcln_elf_find_section(in->file, in->filelen,
+			    ".data.rel.ro" PCLN_ELF_GO_SECTION, &in->sec, &err);
+			if (rc < 0) {
+				dump_error("%s: bad ELF file: %s", path,
+				    err.msg);
+				return DUMP_EXIT_CORRUPT;
+			}
+		}
+		if (rc == 0) {
 			dump_error("%s: ELF file has no %s or %s section", path,
 			    PCLN_ELF_SECTION, PCLN_ELF_GO_SECTION);
 			return DUMP_EXIT_CORRUPT;
@@ -254,6 +290,19 @@ dump_open(dump_input *in, const char *path)
 		return rc;
 	memset(&err, 0, sizeof err);
 	in->t = pcln_open(in->blob, in->len, 0, &err);
+	if (in->t == NULL && !in->is_go &&
+	    pcln_go_layout_of(in->blob, in->len) == PCLN_GO_12 &&
+	    (!in->is_elf || strstr(in->sec.name, PCLN_ELF_GO_SECTION) != NULL)) {
+		/* A table Go's linker wrote (Go 1.15 packs funcID and an
+		 * 8-bit nfuncdata into the Func, which our verifier refuses):
+		 * read it through the Go importer if it can; otherwise the
+		 * verifier's complaint stands. */
+		pcln_err gerr;
+
+		memset(&gerr, 0, sizeof gerr);
+		if (go_convert(in, &gerr) == 0)
+			in->t = pcln_open(in->blob, in->len, 0, &err);
+	}
 	if (in->t == NULL) {
 		dump_report(in, &err);
 		return err.code == PCLN_ENOMEM ? DUMP_EXIT_IO :
@@ -268,6 +317,7 @@ dump_close(dump_input *in)
 {
 	if (in->t != NULL)
 		pcln_close(in->t);
+	free(in->conv);
 	if (in->file != NULL) {
 		if (in->mapped)
 			munmap(in->file, in->filelen);

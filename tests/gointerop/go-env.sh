@@ -25,6 +25,7 @@ export GOCACHE GOPATH GO111MODULE GOPROXY GOFLAGS GOTOOLCHAIN GOTELEMETRY \
 unset GOOS GOARCH GOROOT 2>/dev/null || true
 
 pclnjson=$top_builddir/tests/gointerop/pclnjson
+pclndump=$top_builddir/tools/pclndump
 gosymcheck=$work/gosymcheck-$(basename "$0" .sh)
 if [ ! -x "$gosymcheck" ] || [ "$gointerop/gosymcheck.go" -nt "$gosymcheck" ]; then
 	go build -o "$gosymcheck" "$gointerop/gosymcheck.go" || {

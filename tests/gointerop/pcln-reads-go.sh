@@ -10,8 +10,8 @@
 #     function, at every row boundary, in the gaps, and for LineToPC on a
 #     sample of (file, line) pairs; and debug/gosym on the re-emitted blob
 #     agrees too;
-#   - `go tool addr2line` on the binary and pclnjson --a2l on it give the
-#     same answers at sampled pcs in every function; in gaps Go answers
+#   - `go tool addr2line` on the binary, pclnjson --a2l and pclndump's
+#     addr2line mode on it give the same answers at sampled pcs in every function; in gaps Go answers
 #     the function before with line -1, pcln "no function".
 set -eu
 . "$top_srcdir/tests/gointerop/go-env.sh"
@@ -59,6 +59,16 @@ for t in $targets; do
 	cmp "$bin.a2l.go" "$bin.a2l.pcln" ||
 	    fail "go tool addr2line and pcln disagree on $bin (diff $bin.a2l.go $bin.a2l.pcln)"
 	[ -s "$bin.a2l.go" ] || fail "no addr2line output for $bin"
+	# pclndump reads the Go binary itself (converting its table) and, in
+	# addr2line mode, must print what Go's addr2line prints (Go spells
+	# binutils' "??" as "?").
+	"$pclndump" addr2line -f -e "$bin" < "$bin.pcs.in" |
+	    sed -e 's/^??$/?/' -e 's/^??:0$/?:0/' > "$bin.a2l.dump" ||
+	    fail "pclndump addr2line on $bin"
+	cmp "$bin.a2l.go" "$bin.a2l.dump" ||
+	    fail "go tool addr2line and pclndump disagree on $bin (diff $bin.a2l.go $bin.a2l.dump)"
+	"$pclndump" verify "$bin" > /dev/null ||
+	    fail "pclndump verify on $bin (converted)"
 	go tool addr2line "$bin" < "$bin.pcs.gap" | cmp - "$bin.pcs.gap.go" ||
 	    fail "go tool addr2line in the gaps of $bin"
 	"$pclnjson" --a2l "$bin" < "$bin.pcs.gap" 2>/dev/null |
