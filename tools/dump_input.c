@@ -290,13 +290,15 @@ dump_open(dump_input *in, const char *path)
 		return rc;
 	memset(&err, 0, sizeof err);
 	in->t = pcln_open(in->blob, in->len, 0, &err);
-	if (in->t == NULL && !in->is_go &&
-	    pcln_go_layout_of(in->blob, in->len) == PCLN_GO_12 &&
-	    (!in->is_elf || strstr(in->sec.name, PCLN_ELF_GO_SECTION) != NULL)) {
-		/* A table Go's linker wrote (Go 1.15 packs funcID and an
-		 * 8-bit nfuncdata into the Func, which our verifier refuses):
-		 * read it through the Go importer if it can; otherwise the
-		 * verifier's complaint stands. */
+	if (in->t == NULL && !in->is_go && in->is_elf &&
+	    strstr(in->sec.name, PCLN_ELF_GO_SECTION) != NULL &&
+	    pcln_go_layout_of(in->blob, in->len) == PCLN_GO_12) {
+		/* A Go binary's own table (Go 1.15 packs funcID and an 8-bit
+		 * nfuncdata into the Func, which our verifier refuses): read
+		 * it through the Go importer if it can; otherwise the
+		 * verifier's complaint stands.  A raw blob gets no such
+		 * second chance: a damaged pcln blob must be reported as
+		 * damaged (convert a raw Go table with pclnld --go). */
 		pcln_err gerr;
 
 		memset(&gerr, 0, sizeof gerr);
