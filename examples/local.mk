@@ -8,3 +8,4 @@ examples_rtlookup_SOURCES = examples/rtlookup.c
 examples_rtlookup_LDADD = runtime/libpclnrt.la
 TESTS += tests/examples.sh
 dist_check_SCRIPTS += tests/examples.sh
+include $(srcdir)/examples/crash.mk

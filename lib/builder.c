@@ -8,7 +8,8 @@
  *   | names (function names, then file paths; NUL-terminated, deduplicated)
  *   | pc-value tables (deduplicated by content)
  *   | pad to 4 | file table                       <- end of the Go 1.2 part
- *   [ | pad to 8 | FUNCSIZE section | pad to 8 | directory
+ *   [ | pad to 8 | FUNCSIZE section | pad to 8 | INLTREE section (if any
+ *     function has inlined calls) | pad to 8 | directory
  *     | 32-byte footer ]                          <- unless PCLN_WRITE_GO12
  *
  * Memory: one record per function (about 100 bytes), one growing array of
@@ -32,6 +33,13 @@ struct ptab {
 	uint32_t n, cap;
 };
 
+/* An inlined call (INLTREE record). */
+struct binl {
+	int32_t parent;
+	uint32_t name;		/* item number in the names pool */
+	int32_t file, line;
+};
+
 struct bfunc {
 	uint64_t entry;
 	uint32_t size;
@@ -41,6 +49,8 @@ struct bfunc {
 	struct ptab tab[3];	/* pcsp, pcfile, pcln */
 	struct ptab *pcdata;	/* [npcdata] */
 	uint64_t *funcdata;	/* [nfuncdata] */
+	struct binl *inl;	/* inline tree [ninl] */
+	uint32_t ninl, inlcap;
 };
 
 struct pcln_builder {
@@ -131,6 +141,7 @@ pcln_builder_free(pcln_builder *b)
 			free(f->pcdata[j].pt);
 		free(f->pcdata);
 		free(f->funcdata);
+		free(f->inl);
 	}
 	free(b->f);
 	pclni_pool_free(&b->names);
@@ -195,6 +206,57 @@ pcln_builder_add_func(pcln_builder *b, const char *name, uint64_t entry,
 	f->frame = frame;
 	b->names_total += strlen(name) + 1;
 	return (long)b->nf++;
+}
+
+long
+pcln_builder_add_inline(pcln_builder *b, long f, long parent,
+    const char *name, long file, int32_t line, pcln_err *err)
+{
+	struct bfunc *fn;
+	struct binl *r;
+	long id;
+
+	pclni_clearerr(err);
+	if (b == NULL || name == NULL)
+		return pclni_seterr(err, PCLN_EINVAL, -1,
+		    "add inline: NULL %s", b == NULL ? "builder" : "name");
+	if (f < 0 || (size_t)f >= b->nf)
+		return pclni_seterr(err, PCLN_EINVAL, -1,
+		    "add inline %s: no function %ld", name, f);
+	fn = &b->f[f];
+	if (parent < -1 || parent >= (long)fn->ninl)
+		return pclni_seterr(err, PCLN_ERANGE, -1,
+		    "add inline %s to function %ld (%s): parent %ld, "
+		    "expected -1 to %ld", name, f, fname(b, fn), parent,
+		    (long)fn->ninl - 1);
+	if (file < 1 || (size_t)file > b->files.n)
+		return pclni_seterr(err, PCLN_ERANGE, -1,
+		    "add inline %s to function %ld (%s): file %ld, expected "
+		    "1 to %zu", name, f, fname(b, fn), file, b->files.n);
+	if (fn->ninl >= (uint32_t)INT32_MAX / 2)
+		return pclni_seterr(err, PCLN_ERANGE, -1,
+		    "add inline %s: too many inlined calls", name);
+	if (fn->ninl == fn->inlcap) {
+		uint32_t cap = fn->inlcap ? fn->inlcap * 2 : 8;
+		struct binl *ni = realloc(fn->inl, cap * sizeof *ni);
+		if (ni == NULL)
+			return pclni_seterr(err, PCLN_ENOMEM, -1,
+			    "add inline %s: out of memory", name);
+		fn->inl = ni;
+		fn->inlcap = cap;
+	}
+	id = pclni_pool_add(&b->names, name, strlen(name) + 1, NULL);
+	if (id < 0)
+		return pclni_seterr(err, id == -1 ? PCLN_ENOMEM : PCLN_ERANGE,
+		    -1, "add inline %s: %s", name, id == -1 ?
+		    "out of memory" : "names exceed 2 GiB");
+	b->names_total += strlen(name) + 1;
+	r = &fn->inl[fn->ninl];
+	r->parent = (int32_t)parent;
+	r->name = (uint32_t)id;
+	r->file = (int32_t)file;
+	r->line = line;
+	return (long)fn->ninl++;
 }
 
 long
@@ -557,6 +619,8 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 	size_t n, k, j, ntab = 0, nfile;
 	uint64_t pos, hdr_end, names_start, tables_start, filetab_off;
 	uint64_t go12size = 0, sect_off = 0, dir_off = 0, foot_off = 0, total;
+	uint64_t inl_off = 0, inl_size = 0, ninl = 0;
+	uint32_t nsect = 1;
 	uint64_t c, funcs_end, sum;
 	uint8_t *buf;
 	pcln_err verr;
@@ -680,13 +744,24 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 	st.filetab = 4 * (nfile + 1);
 	go12size = filetab_off + st.filetab;
 	pos = go12size;
+	for (k = 0; k < n; k++)
+		ninl += b->f[k].ninl;
 	if (trailer) {
 		sect_off = pclni_align(pos, PCLN_SECT_ALIGN);
 		dir_off = pclni_align(sect_off + 4 * (uint64_t)n,
 		    PCLN_SECT_ALIGN);
-		foot_off = dir_off + PCLN_DIRENT_SIZE;	/* no padding */
+		if (ninl > 0) {
+			inl_off = dir_off;
+			inl_size = 4 * ((uint64_t)n + 1) +
+			    PCLN_INL_SIZE * ninl;
+			dir_off = pclni_align(inl_off + inl_size,
+			    PCLN_SECT_ALIGN);
+			nsect = 2;
+		}
+		foot_off = dir_off + nsect * PCLN_DIRENT_SIZE;
 		pos = foot_off + PCLN_FOOTER_SIZE;
-		st.trailer = 4 * n + PCLN_DIRENT_SIZE + PCLN_FOOTER_SIZE;
+		st.trailer = 4 * n + inl_size + nsect * PCLN_DIRENT_SIZE +
+		    PCLN_FOOTER_SIZE;
 		st.padding += pos - go12size - st.trailer;
 	}
 	total = pos;
@@ -816,6 +891,37 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 			c += 4;
 		}
 		c = pclni_align(c, PCLN_SECT_ALIGN);
+		if (ninl > 0) {
+			uint64_t idx = 0;
+			if (c != inl_off)
+				BADMATH("trailer: INLTREE", c, inl_off);
+			for (k = 0; k <= n; k++) {
+				pclni_store32(buf + c, (uint32_t)idx, big);
+				c += 4;
+				if (k < n)
+					idx += b->f[w.key[k].h].ninl;
+			}
+			for (k = 0; k < n; k++) {
+				const struct bfunc *f = &b->f[w.key[k].h];
+				for (j = 0; j < f->ninl; j++) {
+					const struct binl *r = &f->inl[j];
+					pclni_store32(buf + c + PCLN_INL_PARENT,
+					    (uint32_t)r->parent, big);
+					pclni_store32(buf + c + PCLN_INL_NAME,
+					    (uint32_t)names_start +
+					    b->names.off[r->name], big);
+					pclni_store32(buf + c + PCLN_INL_FILE,
+					    (uint32_t)r->file, big);
+					pclni_store32(buf + c + PCLN_INL_LINE,
+					    (uint32_t)r->line, big);
+					c += PCLN_INL_SIZE;
+				}
+			}
+			if (c != inl_off + inl_size)
+				BADMATH("trailer: INLTREE end", c,
+				    inl_off + inl_size);
+			c = pclni_align(c, PCLN_SECT_ALIGN);
+		}
 		if (c != dir_off)
 			BADMATH("trailer: directory", c, dir_off);
 		pclni_store32(buf + c + PCLN_DIRENT_TAG, PCLN_SECT_FUNCSIZE,
@@ -825,6 +931,15 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 		pclni_store32(buf + c + PCLN_DIRENT_SIZEF, (uint32_t)(4 * n),
 		    big);
 		c += PCLN_DIRENT_SIZE;
+		if (ninl > 0) {
+			pclni_store32(buf + c + PCLN_DIRENT_TAG,
+			    PCLN_SECT_INLTREE, big);
+			pclni_store32(buf + c + PCLN_DIRENT_OFF,
+			    (uint32_t)inl_off, big);
+			pclni_store32(buf + c + PCLN_DIRENT_SIZEF,
+			    (uint32_t)inl_size, big);
+			c += PCLN_DIRENT_SIZE;
+		}
 		if (c != foot_off)
 			BADMATH("trailer: footer", c, foot_off);
 		pclni_store32(buf + c + PCLN_FOOTER_VERSION,
@@ -833,7 +948,7 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 		    (uint32_t)go12size, big);
 		pclni_store32(buf + c + PCLN_FOOTER_DIROFF, (uint32_t)dir_off,
 		    big);
-		pclni_store32(buf + c + PCLN_FOOTER_NSECT, 1, big);
+		pclni_store32(buf + c + PCLN_FOOTER_NSECT, nsect, big);
 		memcpy(buf + c + PCLN_FOOTER_MAGIC, PCLN_TRAILER_MAGIC, 8);
 		pclni_store64(buf + c + PCLN_FOOTER_CHECKSUM,
 		    XXH64(buf, (size_t)total - 16, 0), 1);

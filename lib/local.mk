@@ -31,3 +31,4 @@ lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIB
 include $(srcdir)/lib/elf.mk
 include $(srcdir)/lib/link.mk
 include $(srcdir)/lib/go.mk
+include $(srcdir)/lib/dwarf.mk

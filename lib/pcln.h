@@ -147,6 +147,17 @@ int pcln_builder_add_point(pcln_builder *b, long f, int table,
 int pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
     const uint8_t *bytes, size_t len, pcln_err *err);
 
+/* Add an inlined call to function F's inline tree (doc/FORMAT.md,
+ * INLTREE): function NAME (copied) was inlined there, called from FILE
+ * (a number from pcln_builder_add_file) line LINE, inside the inlined
+ * call PARENT (an index this function returned earlier for F) or -1 (in
+ * F itself).  Returns the call's index in F's tree (0, 1, ... in order
+ * of addition) or -1.  Pcdata table PCLN_PCDATA_INLTREE of F maps each
+ * pc to the index of its innermost inlined call, or -1.  The tree is
+ * written in the trailer, so not with PCLN_WRITE_GO12. */
+long pcln_builder_add_inline(pcln_builder *b, long f, long parent,
+    const char *name, long file, int32_t line, pcln_err *err);
+
 /* Set funcdata slot IDX (< PCLN_MAX_FUNCDATA) of function F to VALUE
  * (0 = nil; must fit a target pointer).  The function's nfuncdata is the
  * highest slot set + 1; unset slots below it are nil. */

@@ -25,6 +25,8 @@ struct vctx {
 	uint64_t nfile;
 	int64_t funcsize;	/* offset of the FUNCSIZE section, or -1 */
 	uint64_t nfuncsize;	/* entries in it */
+	int64_t inltree;	/* offset of the INLTREE section, or -1 */
+	uint64_t ninlsize;	/* its size */
 	int has_trailer;
 	uint64_t extent;	/* end of the furthest structure seen */
 	uint64_t last_end;	/* end of the last function checked */
@@ -171,6 +173,10 @@ check_trailer(struct vctx *v)
 				    PRIu64 ", expected a multiple of 4", i, de,
 				    size);
 			v->nfuncsize = size / 4;
+		}
+		if (tag == PCLN_SECT_INLTREE) {
+			v->inltree = (int64_t)off;
+			v->ninlsize = size;
 		}
 		prev_tag = tag;
 		prev_end = off + size;
@@ -404,6 +410,85 @@ check_func(struct vctx *v, uint64_t i)
 	return 0;
 }
 
+/* The INLTREE section (after every function was checked): per-function
+ * record ranges in order, records with a parent below them, a name and
+ * a file; each function's inline pcdata values name its own records. */
+static int
+check_inltree(struct vctx *v)
+{
+	pcln_err *err = v->err;
+	uint64_t base = (uint64_t)v->inltree, head = 4 * (v->n + 1);
+	uint64_t nrec, i, k, prev = 0;
+
+	if (v->ninlsize < head || (v->ninlsize - head) % PCLN_INL_SIZE != 0)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
+		    "trailer INLTREE section at 0x%" PRIx64 ": size %" PRIu64
+		    ", expected 4 * (nfunc + 1) = %" PRIu64 " plus a multiple "
+		    "of %u", base, v->ninlsize, head, PCLN_INL_SIZE);
+	nrec = (v->ninlsize - head) / PCLN_INL_SIZE;
+	for (i = 0; i <= v->n; i++) {
+		uint64_t st = ld32(v, base + 4 * i);
+		if (st < prev || st > nrec || (i == 0 && st != 0) ||
+		    (i == v->n && st != nrec))
+			return pclni_seterr(err, PCLN_ETRAILER,
+			    (int64_t)(base + 4 * i), "trailer INLTREE start[%"
+			    PRIu64 "] at 0x%" PRIx64 ": %" PRIu64 ", expected %s",
+			    i, base + 4 * i, st, i == 0 ? "0" : i == v->n ?
+			    "the record count" : "not below the previous one "
+			    "and at most the record count");
+		prev = st;
+	}
+	for (i = 0; i < v->n; i++) {
+		uint64_t s0 = ld32(v, base + 4 * i), s1 = ld32(v, base + 4 * i
+		    + 4), fo, npc, toff;
+		struct pclnrt_pcstep s;
+		int rc;
+
+		for (k = s0; k < s1; k++) {
+			uint64_t r = base + head + PCLN_INL_SIZE * k;
+			int32_t parent = (int32_t)ld32(v, r + PCLN_INL_PARENT);
+			uint64_t name = ld32(v, r + PCLN_INL_NAME);
+			uint64_t file = ld32(v, r + PCLN_INL_FILE);
+			if (parent < -1 || parent >= (int64_t)(k - s0))
+				return pclni_seterr(err, PCLN_ETRAILER,
+				    (int64_t)r, "INLTREE record %" PRIu64
+				    " of function %" PRIu64 " at 0x%" PRIx64
+				    ": parent %" PRId32 ", expected -1 to %"
+				    PRId64, k - s0, i, r, parent,
+				    (int64_t)(k - s0) - 1);
+			if (!str_ok(v, name))
+				return pclni_seterr(err, PCLN_ESTRING,
+				    (int64_t)(r + PCLN_INL_NAME), "INLTREE "
+				    "record %" PRIu64 " of function %" PRIu64
+				    " at 0x%" PRIx64 ": name offset 0x%" PRIx64
+				    " is not a string in the Go 1.2 part",
+				    k - s0, i, r, name);
+			if (file < 1 || file > v->nfile)
+				return pclni_seterr(err, PCLN_EFILETAB,
+				    (int64_t)(r + PCLN_INL_FILE), "INLTREE "
+				    "record %" PRIu64 " of function %" PRIu64
+				    " at 0x%" PRIx64 ": file %" PRIu64
+				    ", expected 1 to %" PRIu64, k - s0, i, r,
+				    file, v->nfile);
+		}
+		fo = ldptr(v, PCLN_FTAB_ENTRY(v->ps, i) + v->ps);
+		npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps));
+		if (npc <= PCLN_PCDATA_INLTREE || (toff = ld32(v, fo +
+		    PCLN_FUNC_PCDATA(v->ps, PCLN_PCDATA_INLTREE))) == 0)
+			continue;
+		/* check_func decoded this table already: it terminates. */
+		pclnrt_pcstep_init(&s, v->b + toff, v->b + v->go12, 0, v->q);
+		while ((rc = pclnrt_pcstep(&s)) == 1)
+			if (s.value < -1 || s.value >= (int64_t)(s1 - s0))
+				return pclni_seterr(err, PCLN_EPCTAB,
+				    (int64_t)toff, "function %" PRIu64 " inline "
+				    "pcdata table at 0x%" PRIx64 ": index %"
+				    PRId32 ", expected -1 to %" PRId64, i, toff,
+				    s.value, (int64_t)(s1 - s0) - 1);
+	}
+	return 0;
+}
+
 int
 pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 {
@@ -417,6 +502,7 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 	v.b = blob;
 	v.len = len;
 	v.err = err;
+	v.inltree = -1;
 	if (check_header(&v) != 0 || check_trailer(&v) != 0 ||
 	    check_functab(&v) != 0 || check_filetab(&v) != 0)
 		return -1;
@@ -429,6 +515,8 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 		    "0x%" PRIx64 ": end pc 0x%" PRIx64 ", expected the end of "
 		    "the last function 0x%" PRIx64,
 		    (uint64_t)PCLN_FTAB_END(v.ps, v.n), v.endpc, v.last_end);
+	if (v.inltree >= 0 && check_inltree(&v) != 0)
+		return -1;
 	/* Nothing may follow the Go 1.2 data but a whole trailer: this is
 	 * what catches a truncated or damaged trailer. */
 	if (v.extent != v.go12)

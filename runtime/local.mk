@@ -6,7 +6,8 @@
 pkginclude_HEADERS += runtime/pclnrt_format.h runtime/pclnrt.h
 
 pclnrt_sources = runtime/pclnrt_format.h runtime/pclnrt.h \
-	runtime/pclnrt.c runtime/module.c runtime/traceback.c
+	runtime/pclnrt.c runtime/module.c runtime/traceback.c \
+	runtime/checksum.c runtime/inline.c
 
 noinst_LTLIBRARIES += runtime/libpclnrt.la
 runtime_libpclnrt_la_SOURCES = $(pclnrt_sources)

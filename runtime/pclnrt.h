@@ -90,6 +90,20 @@ int pclnrt_init(pclnrt_table *T, const void *BLOB, size_t LEN);
 /* The message for an enum pclnrt_init_error CODE; never NULL. */
 const char *pclnrt_init_strerror(int CODE);
 
+/* Check the trailer checksum of BLOB[0..LEN): if the blob ends in a
+ * trailer footer (last 8 bytes "PCLNTRLR"), compare the XXH64 (seed 0) of
+ * BLOB[0..LEN-16) with the footer's big-endian checksum.  Call it before
+ * pclnrt_init or pclnrt_module_init to refuse a damaged blob at
+ * registration.  One pass over the blob; allocates nothing, takes no
+ * lock, safe in a signal handler.  Returns PCLNRT_OK if it matches,
+ * PCLNRT_CORRUPT if not, PCLNRT_NOTFOUND if there is no trailer (a plain
+ * Go 1.2 blob has no checksum) or BLOB is NULL. */
+int pclnrt_verify_checksum(const void *BLOB, size_t LEN);
+
+/* XXH64 of BUF[0..LEN) with SEED (BUF may be NULL when LEN is 0), as the
+ * xxHash specification defines it; the runtime's own, freestanding. */
+uint64_t pclnrt_xxh64(const void *BUF, size_t LEN, uint64_t SEED);
+
 /* A function found by pclnrt_findfunc.  Public fields are link-time. */
 typedef struct pclnrt_func {
 	const char *name;	/* NUL-terminated, in the blob; NULL if bad */
@@ -149,6 +163,29 @@ const char *pclnrt_filename(const pclnrt_table *T, int32_t FILENO);
  * Returns PCLNRT_OK if both are known, else the failing status. */
 int pclnrt_funcline(const pclnrt_func *F, uint64_t PC, const char **PATH,
     int32_t *LINE);
+
+/* --- inlined calls ------------------------------------------------------ */
+
+/* One inlined call: function NAME was inlined, called from FILE:LINE
+ * (NULL / 0 if damaged). */
+typedef struct pclnrt_inlcall {
+	const char *name;
+	const char *file;
+	int32_t line;
+} pclnrt_inlcall;
+
+/* The inlined calls at link-time PC of F, innermost first, from the
+ * trailer's INLTREE section (doc/FORMAT.md): CALLS[0].NAME is the
+ * function whose body PC is in (its position: pclnrt_funcline), and
+ * CALLS[0].FILE:LINE where it was called, in CALLS[1].NAME, ..., and
+ * CALLS[*N - 1].FILE:LINE is the call's position in F itself.  Stores at
+ * most MAX calls and their number in *N (0: PC is not in inlined code,
+ * or the blob has no inline tree).  Returns PCLNRT_OK, or PCLNRT_CORRUPT
+ * (with the calls found so far) if the tree is damaged.  Allocates
+ * nothing, takes no lock, safe in a signal handler; costs one pass over
+ * F's inline pcdata table plus one step per call. */
+int pclnrt_inline(const pclnrt_func *F, uint64_t PC, pclnrt_inlcall *CALLS,
+    size_t MAX, size_t *N);
 
 /* --- modules ----------------------------------------------------------- */
 
@@ -249,13 +286,19 @@ typedef int (*pclnrt_readfn)(void *ARG, uint64_t ADDR, uint8_t *BUF,
 
 /* Flags. */
 #define PCLNRT_TB_FIRST_RETADDR	0x1	/* the first pc is a return address */
+/* Honour the CFA-rule pcdata (PCLN_PCDATA_CFA, PCLN_PCDATA_FPSAVE;
+ * PCLNRT_CONV_STACK only): where a function's CFA is the frame pointer
+ * plus an offset (pclnld --elf: a frame pointer after alloca, a realigned
+ * stack) the walk uses the frame pointer, which it tracks from FP (the
+ * first frame's value) through the frames that save it. */
+#define PCLNRT_TB_FP		0x2
 
 /* Why a traceback stopped: X(code, name). */
 #define PCLNRT_STOP_LIST(X) \
 	X(PCLNRT_STOP_END,	"end of stack (return address 0)") \
 	X(PCLNRT_STOP_LIMIT,	"frame limit reached") \
 	X(PCLNRT_STOP_UNKNOWN_PC, "pc in no known function") \
-	X(PCLNRT_STOP_NO_SP,	"no stack-pointer delta at pc") \
+	X(PCLNRT_STOP_NO_SP,	"no stack-pointer delta at pc") /* or -1 */ \
 	X(PCLNRT_STOP_NOFRAME,	"no saved return address (frame size 0)") \
 	X(PCLNRT_STOP_READ,	"memory read failed") \
 	X(PCLNRT_STOP_WRONG_WAY, "stack goes the wrong way") \
@@ -278,6 +321,8 @@ typedef struct pclnrt_walk {
 	pclnrt_readfn read;	/* NULL: read this process's memory */
 	void *read_arg;
 	uint64_t pc, sp, lr;	/* first frame; LR used by CONV_LR only */
+	uint64_t fp;		/* first frame's frame pointer (rbp on
+				 * x86-64); used with PCLNRT_TB_FP only */
 } pclnrt_walk;
 
 /* One frame.  PC is run-time; for every frame but the first (unless

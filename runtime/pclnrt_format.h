@@ -131,6 +131,45 @@
  *   blob without this section still tells gaps (see doc/FORMAT.md). */
 #define PCLN_SECT_FUNCSIZE	1u
 
+/* INLTREE: inlined calls, the way Go records them (its inltree and
+ *   _PCDATA_InlTreeIndex).  A uint32 start[nfunc + 1], in functab order
+ *   (function i's records are those numbered start[i] .. start[i+1] - 1;
+ *   start[0] = 0), then the records, PCLN_INL_SIZE bytes each:
+ *     0  int32   parent  the enclosing inlined call, as an index local
+ *                        to the function (below this record's), or -1:
+ *                        called from the function itself
+ *     4  uint32  name    blob offset of the inlined function's name
+ *     8  int32   file    file number (1..nfile) of the call site
+ *    12  int32   line    line of the call site
+ *   A function's pcdata table PCLN_PCDATA_INLTREE gives, at each pc, the
+ *   local index of the innermost inlined call there, or -1 (none).  A pc
+ *   at inline index k is in the body of record k's function, at the
+ *   function's pcfile/pcln position; the caller's position is k's file
+ *   and line, in record parent's function (or the real function). */
+#define PCLN_SECT_INLTREE	2u
+#define PCLN_PCDATA_INLTREE	2u
+#define PCLN_INL_SIZE		16u
+#define PCLN_INL_PARENT		0
+#define PCLN_INL_NAME		4
+#define PCLN_INL_FILE		8
+#define PCLN_INL_LINE		12
+
+/* pcsp value for "not known here" (pclnld --elf writes it where the CFA
+ * is not sp-based): pclnrt_traceback stops (PCLNRT_STOP_NO_SP) unless
+ * the CFA-rule pcdata below says where the frame is. */
+#define PCLN_PCSP_UNKNOWN	(-1)
+
+/* CFA rules beyond pcsp (pclnld --elf; honoured by pclnrt_traceback with
+ * PCLNRT_TB_FP):
+ *   pcdata PCLN_PCDATA_CFA: where nonzero, the CFA (the caller's sp just
+ *     before its call; the return address is the word below it) is the
+ *     frame pointer (rbp on x86-64) plus this value; 0: sp-based (pcsp).
+ *   pcdata PCLN_PCDATA_FPSAVE: where nonzero, the caller's frame pointer
+ *     is saved at CFA minus this value; 0: the frame pointer still holds
+ *     the caller's value. */
+#define PCLN_PCDATA_CFA		3u
+#define PCLN_PCDATA_FPSAVE	4u
+
 /* Limits the encoder and decoder agree on. */
 #define PCLN_VARINT_MAX		5	/* bytes in a uvarint of 32 bits */
 

@@ -55,10 +55,11 @@ size_t
 pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
     pclnrt_stopinfo *stopp)
 {
-	uint64_t pc = 0, sp = 0, look, link, d, ret, csp, mask;
+	uint64_t pc = 0, sp = 0, fp = 0, look, link, d, ret, csp, mask;
 	pclnrt_frame *fr;
 	size_t n = 0;
-	int stop, retaddr, leaf;
+	int stop, retaddr, leaf, usefp;
+	int32_t cfarule, fpsave;
 
 	if (w == NULL || w->modules == NULL || (frames == NULL && max > 0) ||
 	    (w->ptrsize != 4 && w->ptrsize != 8) ||
@@ -70,6 +71,9 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	pc = w->pc & mask;
 	sp = w->sp & mask;
 	retaddr = (w->flags & PCLNRT_TB_FIRST_RETADDR) != 0;
+	usefp = (w->flags & PCLNRT_TB_FP) != 0 &&
+	    w->conv == PCLNRT_CONV_STACK;
+	fp = w->fp & mask;
 	for (;;) {
 		if (retaddr && pc == 0) {
 			stop = PCLNRT_STOP_END;
@@ -93,14 +97,40 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		fr->off = pc - fr->entry;
 		(void)pclnrt_funcline(&fr->func, link, &fr->file, &fr->line);
 		n++;
+		cfarule = fpsave = 0;
+		if (usefp) {
+			if (pclnrt_pcdata(&fr->func, PCLN_PCDATA_CFA, link,
+			    &cfarule) != PCLNRT_OK)
+				cfarule = 0;
+			if (pclnrt_pcdata(&fr->func, PCLN_PCDATA_FPSAVE, link,
+			    &fpsave) != PCLNRT_OK)
+				fpsave = 0;
+		}
 		if (pclnrt_pcsp(&fr->func, link, &fr->spdelta) != PCLNRT_OK) {
-			fr->spdelta = 0;
+			fr->spdelta = cfarule != 0 ? PCLN_PCSP_UNKNOWN : 0;
+			if (cfarule == 0) {
+				stop = PCLNRT_STOP_NO_SP;
+				break;
+			}
+		}
+		/* "Unknown here" (pclnld --elf writes it where the CFA is
+		 * not sp-based): stop rather than guess, unless the CFA
+		 * rule gives the frame. */
+		if (fr->spdelta == PCLN_PCSP_UNKNOWN && cfarule == 0) {
 			stop = PCLNRT_STOP_NO_SP;
 			break;
 		}
 		d = (uint64_t)(int64_t)fr->spdelta;
 		leaf = 0;
-		if (w->conv == PCLNRT_CONV_STACK) {
+		if (w->conv == PCLNRT_CONV_STACK && cfarule != 0) {
+			/* CFA = fp + rule; the return address just below. */
+			uint64_t cfa = (fp + (uint64_t)(int64_t)cfarule) & mask;
+			if (readword(w, (cfa - w->ptrsize) & mask, &ret) != 0) {
+				stop = PCLNRT_STOP_READ;
+				break;
+			}
+			csp = cfa;
+		} else if (w->conv == PCLNRT_CONV_STACK) {
 			/* The return address was pushed just above the
 			 * frame: at sp + D; the caller's sp is above it. */
 			if (readword(w, (sp + d) & mask, &ret) != 0) {
@@ -128,6 +158,13 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 			sp = csp;
 			stop = PCLNRT_STOP_WRONG_WAY;
 			goto out;
+		}
+		/* The caller's frame pointer: restored from where this
+		 * frame saved it, else unchanged. */
+		if (fpsave != 0 && readword(w, (csp -
+		    (uint64_t)(int64_t)fpsave) & mask, &fp) != 0) {
+			stop = PCLNRT_STOP_READ;
+			break;
 		}
 		pc = ret & mask;
 		sp = csp;

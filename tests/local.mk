@@ -6,3 +6,5 @@ include $(srcdir)/tests/runtime.mk
 include $(srcdir)/tests/pclnld.mk
 include $(srcdir)/tests/pclndump.mk
 include $(srcdir)/tests/go.mk
+include $(srcdir)/tests/reliability.mk
+include $(srcdir)/tests/dwarf.mk

@@ -14,9 +14,13 @@
  * - a pc in no function prints "??" (with -f) and "??:0"; a pc in a
  *   function whose file or line is unknown prints "??" for the file and
  *   "?" for the line.
+ * - a pc in inlined code (the blob's INLTREE section) is named as the
+ *   innermost inlined function; -i then also prints each inlining
+ *   caller with the position of the call, innermost first (with -p as
+ *   " (inlined by) NAME at FILE:LINE"), from the runtime's
+ *   pclnrt_inline.
  * Not done: -j (section-relative addresses) and -C demangling (accepted,
- * names are printed as stored); -i prints nothing more, as pcln has no
- * inline information yet.
+ * names are printed as stored).
  */
 #include <config.h>
 
@@ -29,12 +33,15 @@
 #include <unistd.h>
 
 #include "dump.h"
+#include "pclnrt.h"
 
 #define A2L_LINE_MAX	99	/* binutils: char addr_hex[100] + fgets */
 
 struct a2l {
 	dump_input in;
-	int functions, addresses, pretty, basenames;
+	int functions, addresses, pretty, basenames, inlines;
+	pclnrt_table rt;	/* the same blob, for pclnrt_inline */
+	int rt_ok;
 	unsigned width;		/* hex digits of -a */
 	uint64_t mask;
 };
@@ -144,11 +151,37 @@ basename_of(const char *path)
 }
 
 static void
+print_loc(const struct a2l *a, const char *file, int32_t line)
+{
+	if (file == NULL)
+		fputs("??:", stdout);
+	else
+		printf("%s:", a->basenames ? basename_of(file) : file);
+	if (line > 0)
+		printf("%" PRId32 "\n", line);
+	else
+		fputs("?\n", stdout);
+}
+
+static void
+print_name(const struct a2l *a, const char *name)
+{
+	if (!a->functions)
+		return;
+	if (name == NULL || *name == 0)
+		name = "??";
+	printf(a->pretty ? "%s at " : "%s\n", name);
+}
+
+static void
 answer(struct a2l *a, const char *s)
 {
 	uint64_t pc = parse_addr(a, s) & a->mask;
 	pcln_loc loc;
 	int found;
+	pclnrt_inlcall calls[64];
+	pclnrt_func rf;
+	size_t n = 0, k;
 
 	found = pcln_lookup(a->in.t, pc, &loc) == 0 && loc.func >= 0;
 	if (a->addresses) {
@@ -161,20 +194,18 @@ answer(struct a2l *a, const char *s)
 		fputs("??:0\n", stdout);
 		return;
 	}
-	if (a->functions) {
-		const char *name = loc.name != NULL && *loc.name != 0 ?
-		    loc.name : "??";
-		printf(a->pretty ? "%s at " : "%s\n", name);
+	if (a->rt_ok && pclnrt_findfunc(&a->rt, pc, &rf) == PCLNRT_OK)
+		(void)pclnrt_inline(&rf, pc, calls, 64, &n);
+	print_name(a, n > 0 ? calls[0].name : loc.name);
+	print_loc(a, loc.file, loc.line);
+	if (!a->inlines)
+		return;
+	for (k = 0; k < n; k++) {
+		if (a->pretty)
+			fputs(" (inlined by) ", stdout);
+		print_name(a, k + 1 < n ? calls[k + 1].name : loc.name);
+		print_loc(a, calls[k].file, calls[k].line);
 	}
-	if (loc.file == NULL)
-		fputs("??:", stdout);
-	else
-		printf("%s:", a->basenames ? basename_of(loc.file) :
-		    loc.file);
-	if (loc.line > 0)
-		printf("%" PRId32 "\n", loc.line);
-	else
-		fputs("?\n", stdout);
 }
 
 static void
@@ -191,8 +222,7 @@ usage(FILE *f)
 	    "  -a --addresses         Show addresses\n"
 	    "  -e --exe=<executable>  Set the input file name (default is "
 	    "a.out)\n"
-	    "  -i --inlines           Unwind inlined functions (no inline "
-	    "data yet)\n"
+	    "  -i --inlines           Unwind inlined functions\n"
 	    "  -p --pretty-print      Make the output easier to read for "
 	    "humans\n"
 	    "  -s --basenames         Strip directory names\n"
@@ -236,7 +266,7 @@ dump_addr2line(int argc, char **argv)
 		case 'C': break;
 		case 'e': exe = optarg; break;
 		case 'f': a.functions = 1; break;
-		case 'i': break;
+		case 'i': a.inlines = 1; break;
 		case 'p': a.pretty = 1; break;
 		case 'R': case 'r': break;
 		case 's': a.basenames = 1; break;
@@ -265,6 +295,9 @@ dump_addr2line(int argc, char **argv)
 	else
 		a.width = dump_addr_width(&a.in);
 	a.mask = a.width == 8 ? 0xffffffffu : UINT64_MAX;
+	/* The blob was verified by dump_open; the runtime reads its inline
+	 * tree. */
+	a.rt_ok = pclnrt_init(&a.rt, a.in.blob, a.in.len) == PCLNRT_EINIT_OK;
 
 	if (optind < argc) {
 		for (; optind < argc; optind++)

@@ -26,7 +26,11 @@ byteorder(int big)
 static const char *
 sect_name(uint32_t tag)
 {
-	return tag == PCLN_SECT_FUNCSIZE ? "FUNCSIZE" : "unknown";
+	switch (tag) {
+	case PCLN_SECT_FUNCSIZE:	return "FUNCSIZE";
+	case PCLN_SECT_INLTREE:		return "INLTREE";
+	default:			return "unknown";
+	}
 }
 
 static double

@@ -15,6 +15,10 @@
 
 #include "pcln.h"
 #include "pcln_link.h"
+#include "pcln_go.h"
+#ifdef HAVE_LIBDW
+#include "pcln_dwarf.h"
+#endif
 
 static const char *prog = "pclnld";
 
@@ -23,8 +27,14 @@ usage(FILE *fp)
 {
 	fprintf(fp,
 "Usage: %s [OPTION]... -o OUTPUT INPUT...\n"
-"Link object-file descriptions (doc/DESCRIPTION.md) into a pcln blob.\n"
+"  or:  %s [OPTION]... -o OUTPUT --elf PROGRAM\n"
+"  or:  %s [OPTION]... -o OUTPUT --go FILE\n"
+"Link object-file descriptions (doc/DESCRIPTION.md) into a pcln blob,\n"
+"or import one from an ELF program's symbols, DWARF and CFI (--elf), or\n"
+"from a Go binary or raw Go pclntab (--go).\n"
 "\n"
+"      --elf PROGRAM     import PROGRAM (built with -g) instead of INPUTs\n"
+"      --go FILE         import a Go ELF binary or raw .gopclntab\n"
 "  -o, --output FILE     write the blob to FILE (atomically; '-' = stdout)\n"
 "      --ptrsize N       pointer size, 4 or 8 (default %u)\n"
 "      --quantum N       pc quantum, 1, 2 or 4 (default %u)\n"
@@ -36,9 +46,10 @@ usage(FILE *fp)
 "      --help            show this help and exit\n"
 "      --version         show the version and exit\n"
 "\n"
-"Target options must agree with the inputs' 'target' lines.\n"
+"Target options must agree with the inputs' 'target' lines (with --elf\n"
+"and --go: with the program's or table's target).\n"
 "Exit status: 0 linked, 1 link error (no output written), 2 usage error.\n",
-	    prog, PCLN_LINK_DEFAULT_PTRSIZE, PCLN_LINK_DEFAULT_QUANTUM,
+	    prog, prog, prog, PCLN_LINK_DEFAULT_PTRSIZE, PCLN_LINK_DEFAULT_QUANTUM,
 	    PCLN_LINK_DEFAULT_TEXT_BASE);
 }
 
@@ -199,11 +210,184 @@ out:
 	return rc;
 }
 
+/* Read PATH whole into a malloc'ed buffer. */
+static int
+read_whole(const char *path, uint8_t **buf, size_t *len, pcln_err *err)
+{
+	FILE *fp = fopen(path, "rb");
+	uint8_t *p = NULL;
+	size_t cap = 0, n = 0;
+
+	if (fp == NULL) {
+		snprintf(err->msg, sizeof err->msg, "%s: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	for (;;) {
+		size_t got;
+		if (n == cap) {
+			uint8_t *q;
+			cap = cap ? cap * 2 : 65536;
+			if ((q = realloc(p, cap)) == NULL) {
+				snprintf(err->msg, sizeof err->msg,
+				    "%s: out of memory", path);
+				goto fail;
+			}
+			p = q;
+		}
+		got = fread(p + n, 1, cap - n, fp);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(fp)) {
+		snprintf(err->msg, sizeof err->msg, "%s: read error", path);
+		goto fail;
+	}
+	fclose(fp);
+	*buf = p;
+	*len = n;
+	return 0;
+fail:
+	fclose(fp);
+	free(p);
+	return -1;
+}
+
+/* 0 if the target options agree with T, else print why and return 2. */
+static int
+check_target(const pcln_link_opts *o, const pcln_target *t, const char *what)
+{
+	const char *bad = NULL;
+	char have[64];
+
+	if (o->ptrsize != 0 && o->ptrsize != t->ptrsize)
+		bad = "ptrsize";
+	else if (o->quantum != 0 && o->quantum != t->quantum)
+		bad = "quantum";
+	else if (o->endian != 0 && (o->endian == 2) != (t->bigendian != 0))
+		bad = "endian";
+	if (bad == NULL)
+		return 0;
+	snprintf(have, sizeof have, "ptrsize %u, quantum %u, %s endian",
+	    t->ptrsize, t->quantum, t->bigendian ? "big" : "little");
+	fprintf(stderr, "%s: --%s differs from the target of %s (%s)\n"
+	    "Try '%s --help'.\n", prog, bad, what, have, prog);
+	return 2;
+}
+
+#ifdef HAVE_LIBDW
+static void
+print_dwarf_stats(const pcln_dwarf_stats *d)
+{
+	fprintf(stderr, "%s: %zu function symbols, %zu aliases folded, %zu "
+	    "zero-sized, %zu cut; %zu functions (%zu named by DWARF)\n", prog,
+	    d->nsyms, d->naliases, d->nzero, d->ncut, d->nfunc,
+	    d->ndwarfnames);
+	fprintf(stderr, "%s: %zu compile units, %zu line rows, %zu functions "
+	    "with lines\n", prog, d->ncu, d->nlinerows, d->nlinefuncs);
+	fprintf(stderr, "%s: %zu CFI rows, %zu sp-based, %zu frame-pointer-"
+	    "based, %zu not representable (%" PRIu64 " of %" PRIu64 " code "
+	    "bytes), %zu functions without CFI\n", prog, d->ncfirows,
+	    d->ncfi_sp, d->ncfi_fp, d->ncfi_other, d->bytes_other,
+	    d->text_bytes, d->nnocfi);
+	fprintf(stderr, "%s: %zu inlined calls\n", prog, d->ninline);
+	fprintf(stderr, "%s: input .debug_line %" PRIu64 ", .debug_info %"
+	    PRIu64 ", .eh_frame %" PRIu64 ", .debug_frame %" PRIu64
+	    " bytes\n", prog, d->debug_line, d->debug_info, d->eh_frame,
+	    d->debug_frame);
+}
+#endif
+
+/* pclnld --elf PATH / --go PATH: import, write.  Returns the exit
+ * status. */
+static int
+import_main(int go, const char *path, const char *output,
+    const pcln_link_opts *opts, int verbose)
+{
+	uint8_t *blob = NULL, *data = NULL;
+	size_t len = 0, dlen = 0;
+	struct output out;
+	pcln_err err;
+	int rc = 1;
+
+	memset(&err, 0, sizeof err);
+	if (go) {
+		pcln_go_info info;
+		if (read_whole(path, &data, &dlen, &err) < 0)
+			goto fail;
+		if (pcln_go_convert(data, dlen, opts->has_text_base ?
+		    opts->text_base : 0, opts->write_flags, &blob, &len,
+		    &info, &err) < 0) {
+			/* The importer's messages name the structure and
+			 * offset; say which input. */
+			fprintf(stderr, "%s: %s: %s\n", prog, path, err.msg);
+			goto out;
+		}
+		if ((rc = check_target(opts, &info.target, path)) != 0)
+			goto out;
+		rc = 1;
+		if (verbose)
+			fprintf(stderr, "%s: Go %s table (magic 0x%08" PRIx32
+			    "): %zu functions, %zu files\n", prog,
+			    info.layout == PCLN_GO_12 ? "1.2" :
+			    info.layout == PCLN_GO_116 ? "1.16" :
+			    info.layout == PCLN_GO_118 ? "1.18" : "1.20",
+			    info.magic, info.nfunc, info.nfile);
+	} else {
+#ifdef HAVE_LIBDW
+		pcln_dwarf_stats st;
+		pcln_builder *b = NULL;
+		if (pcln_dwarf_import(path, (opts->write_flags &
+		    PCLN_WRITE_GO12) ? PCLN_DWARF_NO_INLINE : 0, &b, &st,
+		    &err) < 0)
+			goto fail;
+		if ((rc = check_target(opts, &st.target, path)) != 0) {
+			pcln_builder_free(b);
+			goto out;
+		}
+		rc = 1;
+		if (pcln_builder_write(b, opts->write_flags, &blob, &len,
+		    &err) < 0) {
+			pcln_builder_free(b);
+			goto fail;
+		}
+		pcln_builder_free(b);
+		if (verbose) {
+			print_dwarf_stats(&st);
+			fprintf(stderr, "%s: blob %zu bytes\n", prog, len);
+		}
+#else
+		fprintf(stderr, "%s: --elf: this pclnld was built without "
+		    "libdw (configure --without-libdw)\n", prog);
+		goto out;
+#endif
+	}
+	if (pcln_verify(blob, len, &err) < 0) {
+		fprintf(stderr, "%s: internal error: the built blob fails "
+		    "verification: %s\n", prog, err.msg);
+		goto out;
+	}
+	out.path = output;
+	out.buf = blob;
+	out.len = len;
+	if (write_outputs(&out, 1, &err) < 0)
+		goto fail;
+	rc = 0;
+	goto out;
+fail:
+	fprintf(stderr, "%s: %s\n", prog, err.msg);
+out:
+	free(data);
+	free(blob);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	enum { O_PTRSIZE = 256, O_QUANTUM, O_ENDIAN, O_TEXTBASE, O_GO12,
-	    O_MAP, O_HELP, O_VERSION };
+	    O_MAP, O_HELP, O_VERSION, O_ELF, O_GO };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "ptrsize", required_argument, NULL, O_PTRSIZE },
@@ -212,13 +396,16 @@ main(int argc, char **argv)
 		{ "text-base", required_argument, NULL, O_TEXTBASE },
 		{ "go12", no_argument, NULL, O_GO12 },
 		{ "map", required_argument, NULL, O_MAP },
+		{ "elf", required_argument, NULL, O_ELF },
+		{ "go", required_argument, NULL, O_GO },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
 	pcln_link_opts opts;
-	const char *output = NULL, *mapfile = NULL;
+	const char *output = NULL, *mapfile = NULL, *import = NULL;
+	int import_go = 0;
 	int verbose = 0, c, i, rc = 1;
 	pcln_link *l = NULL;
 	uint8_t *blob = NULL;
@@ -271,6 +458,14 @@ main(int argc, char **argv)
 		case O_MAP:
 			mapfile = optarg;
 			break;
+		case O_ELF:
+		case O_GO:
+			if (import != NULL)
+				return bad_usage("--elf and --go are given "
+				    "more than once");
+			import = optarg;
+			import_go = c == O_GO;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -287,6 +482,16 @@ main(int argc, char **argv)
 	}
 	if (output == NULL)
 		return bad_usage("no output file (expected -o FILE)");
+	if (import != NULL) {
+		if (optind < argc)
+			return bad_usage("INPUT files cannot be combined "
+			    "with --elf or --go");
+		if (mapfile != NULL)
+			return bad_usage("--map is for description links, "
+			    "not --elf or --go");
+		return import_main(import_go, import, output, &opts,
+		    verbose);
+	}
 	if (optind >= argc)
 		return bad_usage("no input files");
 	if ((l = pcln_link_new(&opts, &err)) == NULL)

@@ -1,0 +1,154 @@
+/* dwarf_cfi.c -- the CFI (.eh_frame, else .debug_frame) into pcsp and
+ * the CFA-rule pcdata (PCLN_PCDATA_CFA, PCLN_PCDATA_FPSAVE).
+ */
+#include <config.h>
+
+#include <stdlib.h>
+
+#include "dwarf_internal.h"
+
+static int
+addpt(struct imp *im, int which, uint64_t off, int32_t v)
+{
+	struct plist *l = &im->pts[which];
+
+	if (v != 0)
+		l->used = 1;
+	if (l->n > 0 && l->val[l->n - 1] == v)
+		return 0;
+	if (pclni_grow(&l->off, &l->cap, l->n + 1, sizeof *l->off) < 0 ||
+	    pclni_grow(&l->val, &l->cap2, l->n + 1, sizeof *l->val) < 0)
+		return pclni_dw_nomem(im);
+	l->off[l->n] = off;
+	l->val[l->n++] = v;
+	return 0;
+}
+
+/* The CFI frame at PC, from .eh_frame or else .debug_frame. */
+static Dwarf_Frame *
+frame_at(struct imp *im, uint64_t pc)
+{
+	Dwarf_Frame *fr = NULL;
+
+	if (im->cfi_eh != NULL &&
+	    dwarf_cfi_addrframe(im->cfi_eh, pc, &fr) == 0)
+		return fr;
+	fr = NULL;
+	if (im->cfi_dbg != NULL &&
+	    dwarf_cfi_addrframe(im->cfi_dbg, pc, &fr) == 0)
+		return fr;
+	return NULL;
+}
+
+/* Where the caller's frame pointer is, by FR's rule for it: the offset
+ * below the CFA it is saved at (> 0), or 0 (unchanged, or a rule we do
+ * not represent: *BAD set). */
+static int32_t
+fpsave_rule(struct imp *im, Dwarf_Frame *fr, int *bad)
+{
+	Dwarf_Op mem[3], *ops = NULL;
+	size_t nops = 0;
+	int64_t n;
+
+	*bad = 0;
+	if (im->fpreg < 0 ||
+	    dwarf_frame_register(fr, im->fpreg, mem, &ops, &nops) != 0 ||
+	    ops == NULL || nops == 0)
+		return 0;	/* undefined or same value */
+	if (ops[0].atom != DW_OP_call_frame_cfa) {
+		*bad = 1;
+		return 0;
+	}
+	if (nops == 1)
+		n = 0;
+	else if (nops == 3 && ops[1].atom == DW_OP_consts &&
+	    ops[2].atom == DW_OP_plus)
+		n = (int64_t)ops[1].number;
+	else if (nops == 2 && ops[1].atom == DW_OP_plus_uconst)
+		n = (int64_t)ops[1].number;
+	else {
+		*bad = 1;
+		return 0;
+	}
+	if (n >= 0 || n < -INT32_MAX) {
+		*bad = 1;
+		return 0;
+	}
+	return (int32_t)-n;
+}
+
+/* Fill the pcsp, CFA-rule and FP-save points of Y from the CFI; *FRAME
+ * gets the largest pcsp. */
+int
+pclni_dw_read_cfi(struct imp *im, const struct sym *y,
+    int32_t *frame)
+{
+	uint64_t pc = y->addr, end = y->addr + y->size;
+	int any = 0, k;
+
+	for (k = 0; k < 3; k++) {
+		im->pts[k].n = 0;
+		im->pts[k].used = 0;
+	}
+	*frame = 0;
+	while (pc < end) {
+		Dwarf_Frame *fr = frame_at(im, pc);
+		Dwarf_Addr fs, fe;
+		Dwarf_Op *ops;
+		size_t nops;
+		int32_t v = PCLN_DWARF_SP_UNKNOWN, cfa = 0, save;
+		uint64_t next;
+		int bad;
+
+		if (fr == NULL) {
+			if (addpt(im, P_SP, pc - y->addr, v) < 0 ||
+			    addpt(im, P_CFA, pc - y->addr, 0) < 0 ||
+			    addpt(im, P_FPSAVE, pc - y->addr, 0) < 0)
+				return -1;
+			if (any) {
+				im->st->ncfi_other++;
+				im->st->bytes_other += end - pc;
+			}
+			break;
+		}
+		any = 1;
+		im->st->ncfirows++;
+		if (dwarf_frame_info(fr, &fs, &fe, NULL) < 0 || fe <= pc)
+			fe = end;
+		next = fe < end ? fe : end;
+		if (dwarf_frame_cfa(fr, &ops, &nops) == 0 && ops != NULL &&
+		    nops == 1 && ops[0].atom == DW_OP_bregx) {
+			int64_t kk = (int64_t)ops[0].number2;
+			if (ops[0].number == (Dwarf_Word)im->spreg) {
+				if (im->stackconv)
+					kk -= im->st->target.ptrsize;
+				if (kk >= 0 && kk <= INT32_MAX) {
+					v = (int32_t)kk;
+					im->st->ncfi_sp++;
+				}
+			} else if (im->fpreg >= 0 &&
+			    ops[0].number == (Dwarf_Word)im->fpreg &&
+			    kk != 0 && kk >= -INT32_MAX && kk <= INT32_MAX) {
+				cfa = (int32_t)kk;
+				im->st->ncfi_fp++;
+			}
+		}
+		save = fpsave_rule(im, fr, &bad);
+		if ((v == PCLN_DWARF_SP_UNKNOWN && cfa == 0) || bad) {
+			im->st->ncfi_other++;
+			im->st->bytes_other += next - pc;
+		}
+		free(fr);
+		if (v > *frame)
+			*frame = v;
+		if (addpt(im, P_SP, pc - y->addr, v) < 0 ||
+		    addpt(im, P_CFA, pc - y->addr, cfa) < 0 ||
+		    addpt(im, P_FPSAVE, pc - y->addr, save) < 0)
+			return -1;
+		pc = next;
+	}
+	if (!any)
+		im->st->nnocfi++;
+	return 0;
+}
+

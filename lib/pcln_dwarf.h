@@ -1,0 +1,105 @@
+/* pcln_dwarf.h -- import an ELF program's symbols, DWARF line table and
+ * call frame information into a pcln builder (needs elfutils' libdw;
+ * built only when configure found it, HAVE_LIBDW).
+ *
+ * What becomes what:
+ *  - functions: STT_FUNC / STT_GNU_IFUNC symbols of .symtab (else
+ *    .dynsym) defined in an executable section.  Aliases at one address
+ *    are folded to one name (global before weak before local, then the
+ *    name without a leading '_', then the shortest, then the smallest in
+ *    byte order).  A zero-sized symbol extends to the next symbol or the
+ *    end of its section (at most PCLN_DWARF_ZERO_MAX bytes); a symbol
+ *    that overlaps the next is cut at the next.  A function is named as
+ *    DWARF names the subprogram at its entry (linkage name, else name,
+ *    through abstract origins), as addr2line and gdb do, so gcc's
+ *    clones ("f.constprop.0") and split-off parts ("f.cold", a function
+ *    of its own) are named "f"; without DWARF, by the symbol.
+ *  - pcfile and pcln: from .debug_line of every compile unit (DWARF
+ *    2-5).  A row holds from its address to the next row of its
+ *    sequence (it may run on from one function into the next, as from
+ *    "f.cold" into "g.cold"); of several rows at one address the last
+ *    wins; rows outside their unit's ranges are not used (as addr2line
+ *    does not).  Bytes no row covers get line 0 ("unknown").  Relative
+ *    paths are joined to the unit's DW_AT_comp_dir, as addr2line does.
+ *  - pcsp: from the CFI (.eh_frame, else .debug_frame).  Where the CFA
+ *    is sp + K, the value is K - ptrsize on x86 and x86-64 (the distance
+ *    from sp to the return address, the runtime's PCLNRT_CONV_STACK
+ *    convention) and K elsewhere (PCLNRT_CONV_LR); otherwise it is
+ *    PCLN_DWARF_SP_UNKNOWN (-1).  On x86 and x86-64, where the CFA is
+ *    the frame pointer + K (after alloca, a realigned stack), pcdata
+ *    PCLN_PCDATA_CFA holds K, and where the caller's frame pointer is
+ *    saved at CFA - M, pcdata PCLN_PCDATA_FPSAVE holds M (each only in
+ *    functions where it is nonzero somewhere, FPSAVE only if some
+ *    function has a frame-pointer CFA; doc/FORMAT.md); the traceback
+ *    follows them with PCLNRT_TB_FP.  Where neither rule fits (or there
+ *    is no CFI) a walk stops (PCLNRT_STOP_NO_SP) instead of guessing;
+ *    such rows and their code bytes are counted in the statistics.
+ *  - inline tree: every DW_TAG_inlined_subroutine under the function's
+ *    subprogram (through lexical blocks) whose ranges meet the function's
+ *    code becomes a record (pcln_builder_add_inline: name, DW_AT_call_file
+ *    and DW_AT_call_line, parent), and pcdata table PCLN_PCDATA_INLTREE
+ *    maps each pc to the innermost one (-1: none).  The blob then needs
+ *    the trailer (not --go12); PCLN_DWARF_NO_INLINE leaves it out.
+ *
+ * Memory: the builder returned in *OUT is the caller's.  Not
+ * async-signal-safe (it allocates).
+ */
+#ifndef PCLN_DWARF_H
+#define PCLN_DWARF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pcln.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PCLN_DWARF_SP_UNKNOWN	(-1)
+#define PCLN_DWARF_ZERO_MAX	0x10000u
+
+/* Import flags. */
+#define PCLN_DWARF_NO_INLINE	0x1	/* no inline tree */
+
+/* What an import found. */
+typedef struct pcln_dwarf_stats {
+	pcln_target target;
+	uint16_t machine;		/* e_machine */
+	size_t nsyms;			/* function symbols considered */
+	size_t naliases;		/* folded into another name */
+	size_t nzero;			/* zero-sized symbols given a size */
+	size_t ncut;			/* cut at the next symbol */
+	size_t nfunc;			/* functions added */
+	size_t ndwarfnames;		/* named by DWARF, not the symbol */
+	size_t ncu;			/* compile units with a line table */
+	size_t nlinerows;		/* line rows read */
+	size_t nlinefuncs;		/* functions with a line table */
+	size_t ncfirows;		/* CFI rows read */
+	size_t ncfi_sp;			/* of which sp-based */
+	size_t ncfi_fp;			/* frame-pointer-based (CFA rule) */
+	size_t ncfi_other;		/* neither, or a frame-pointer save
+					 * rule not representable */
+	uint64_t bytes_other;		/* code bytes under those rows */
+	size_t nnocfi;			/* functions with no CFI at all */
+	size_t ninline;			/* inlined calls recorded */
+	uint64_t text_bytes;		/* code bytes of all functions */
+	/* Section sizes of the input, for comparisons (0 if absent). */
+	uint64_t debug_line, debug_info, eh_frame, debug_frame;
+} pcln_dwarf_stats;
+
+/* Import the ELF file PATH (an executable or shared object) into a new
+ * builder stored in *OUT, with FLAGS (PCLN_DWARF_*).  The target is the
+ * file's pointer size and byte order, quantum 1 on x86, 4 on arm64, 2 on
+ * riscv, else 1.  STATS, if not NULL, is filled.  A file without
+ * DWARF still gives functions and (from .eh_frame) pcsp.  Returns 0, or
+ * -1 with *OUT NULL and ERR filled (PCLN_EIO: cannot open; PCLN_EHEADER:
+ * not ELF; PCLN_ENOTFOUND: no function symbols). */
+int pcln_dwarf_import(const char *path, unsigned flags,
+    pcln_builder **out, pcln_dwarf_stats *stats, pcln_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCLN_DWARF_H */

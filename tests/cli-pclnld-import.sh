@@ -1,0 +1,90 @@
+#!/bin/sh
+# cli-pclnld-import.sh -- pclnld --go and --elf from the command line:
+# a Go 1.2 table (raw, and inside an ELF .gopclntab section) re-emitted
+# in our format keeps every function, file and line; target options that
+# differ from the table's are a usage error (2) that writes nothing;
+# bad inputs exit 1 and leave an existing output intact.
+
+set -u
+: "${top_builddir:=.}" "${top_srcdir:=.}"
+LD=$top_builddir/tools/pclnld
+DUMP=$top_builddir/tools/pclndump
+fails=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/cli-import.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+cd "$work" || exit 99
+
+# expect STATUS CMD...: run CMD, check its exit status.
+expect() {
+	want=$1; shift
+	"$@" >out.log 2>err.log
+	got=$?
+	[ $got -eq "$want" ] || { cat err.log >&2; fail "$*: exit $got, expected $want"; }
+}
+
+# A Go 1.2 table: our own link, without the trailer.
+expect 0 "$LD" --go12 -o hello.go12 "$top_srcdir/examples/hello.pcln"
+expect 0 "$LD" --go hello.go12 -o hello.pcln -v
+grep -q "Go 1.2 table" err.log || fail "--go -v: no table summary"
+expect 0 "$DUMP" verify hello.pcln
+"$DUMP" functions hello.go12 >a.txt 2>&1
+"$DUMP" functions hello.pcln >b.txt 2>&1
+cmp -s a.txt b.txt || { diff -u a.txt b.txt >&2; fail "--go: functions differ"; }
+[ -s a.txt ] || fail "--go: no functions listed"
+"$DUMP" summary hello.pcln | grep -q '^trailer: *version' ||
+	fail "--go: output has no trailer"
+expect 0 "$LD" --go hello.go12 --go12 -o plain.go12
+"$DUMP" functions plain.go12 >c.txt 2>&1
+cmp -s a.txt c.txt || fail "--go --go12: functions differ"
+"$DUMP" summary plain.go12 | grep -q '^trailer: *none' ||
+	fail "--go --go12: output has a trailer"
+
+# The same table in an ELF file's .gopclntab section.
+if command -v objcopy >/dev/null 2>&1 && [ -f "$top_builddir/examples/crash-nopcln" ]; then
+	objcopy --add-section .gopclntab=hello.go12 \
+	    "$top_builddir/examples/crash-nopcln" host.elf ||
+		fail "objcopy"
+	expect 0 "$LD" --go host.elf -o fromelf.pcln
+	cmp -s hello.pcln fromelf.pcln || fail "--go ELF: differs from --go raw"
+fi
+
+# Target options that differ from the table's: usage error, no output.
+for opt in "--ptrsize 4" "--quantum 4" "--endian big"; do
+	# shellcheck disable=SC2086
+	expect 2 "$LD" --go hello.go12 $opt -o bad.pcln
+	grep -q "differs from the target" err.log || fail "--go $opt: message"
+	[ ! -e bad.pcln ] || fail "--go $opt: wrote output"
+done
+expect 0 "$LD" --go hello.go12 --ptrsize 8 --quantum 1 --endian little -o same.pcln
+cmp -s hello.pcln same.pcln || fail "matching target options change the output"
+
+# Usage and input errors.
+echo keep >keep.pcln
+expect 2 "$LD" --go hello.go12 -o keep.pcln "$top_srcdir/examples/hello.pcln"
+expect 2 "$LD" --go hello.go12 --elf hello.go12 -o keep.pcln
+expect 2 "$LD" --go hello.go12 --map m -o keep.pcln
+expect 1 "$LD" --go nonexistent -o keep.pcln
+grep -q nonexistent err.log || fail "missing file not named"
+printf 'junk junk junk junk' >junk
+expect 1 "$LD" --go junk -o keep.pcln
+expect 1 "$LD" --elf junk -o keep.pcln
+grep -q "junk" err.log || fail "--elf junk: file not named"
+expect 1 "$LD" --elf nonexistent -o keep.pcln
+[ "$(cat keep.pcln)" = keep ] || fail "a failed import changed the output"
+
+# --elf on a real program, with a differing target option.
+if [ -f "$top_builddir/examples/crash-nopcln" ]; then
+	expect 0 "$LD" --elf "$top_builddir/examples/crash-nopcln" -o c.pcln
+	expect 0 "$DUMP" verify c.pcln
+	"$DUMP" functions c.pcln | grep -q 'crash_level3' ||
+		fail "--elf: crash_level3 not found"
+	expect 2 "$LD" --elf "$top_builddir/examples/crash-nopcln" --ptrsize 4 -o bad.pcln
+	[ ! -e bad.pcln ] || fail "--elf --ptrsize 4: wrote output"
+fi
+[ $fails -eq 0 ]

@@ -1,0 +1,31 @@
+## tests/dwarf.mk -- pclnld --elf / --go and the crash example (issue 7),
+## included by tests/local.mk.
+##
+## tests/cli-pclnld-import.sh: pclnld --go and --elf from the command line.
+## tests/elf-a2l.sh: pclndump addr2line against binutils addr2line at
+##   every instruction of real programs (gcc and clang builds).
+## tests/elf-cfi.sh: pcsp against readelf's CFI at every instruction.
+## tests/crash-gdb.sh: examples/crash's handler traceback against gdb's bt.
+
+dist_check_SCRIPTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh \
+	tests/elf-cfi.sh tests/crash-gdb.sh
+if HAVE_LIBDW
+TESTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh tests/elf-cfi.sh \
+	tests/crash-gdb.sh
+endif
+
+## tests/dwarf/check_inline: the INLTREE section (builder, verifier,
+##   runtime); needs no libdw.
+check_PROGRAMS += tests/dwarf/check_inline
+tests_dwarf_check_inline_SOURCES = tests/dwarf/check_inline.c
+tests_dwarf_check_inline_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_dwarf_check_inline_LDADD = lib/libpcln.la $(CHECK_LIBS)
+TESTS += tests/dwarf/check_inline
+
+## tests/dwarf/check_cfa: pclnrt_traceback with the CFA-rule pcdata
+##   (PCLNRT_TB_FP) on a synthetic stack.
+check_PROGRAMS += tests/dwarf/check_cfa
+tests_dwarf_check_cfa_SOURCES = tests/dwarf/check_cfa.c
+tests_dwarf_check_cfa_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_dwarf_check_cfa_LDADD = lib/libpcln.la $(CHECK_LIBS)
+TESTS += tests/dwarf/check_cfa
