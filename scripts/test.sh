@@ -1,6 +1,9 @@
 #!/bin/sh
 # scripts/test.sh -- the whole test suite from a fresh Debian 12 machine:
-# set-up (scripts/setup.sh), then `make check` and `make distcheck`.
+# set-up (scripts/setup.sh), then `make check` and `make distcheck`, then
+# the suite again under ASan/UBSan/LSan (scripts/sanitize.sh, in
+# _build-san) and a short run of every fuzz target (scripts/fuzz.sh, in
+# _build-fuzz, FUZZ_SECONDS each, default 30).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -13,3 +16,9 @@ if [ "$rc" -ne 0 ]; then
 	exit "$rc"
 fi
 make -j"$(nproc)" distcheck
+cd ..
+./scripts/sanitize.sh
+./scripts/fuzz.sh
+# The closing line: the main build's count (every later step passed, or
+# set -e would have stopped us).
+./scripts/summary.sh _build | tail -n 1

@@ -1,0 +1,50 @@
+/* fuzz_elf.c -- the ELF section reader (lib/elf.c) on arbitrary bytes.
+ *
+ * Info, every section header, a name search and the pcln search; every
+ * section with data must lie inside the input, every name end inside it.
+ */
+#include <config.h>
+
+#include "fuzz.h"
+#include "pcln_elf.h"
+
+static void
+inside(const uint8_t *buf, size_t len, const pcln_elf_section *s)
+{
+	const uint8_t *end = buf + len;
+
+	if (s->name == NULL || (const uint8_t *)s->name < buf ||
+	    (const uint8_t *)s->name + strlen(s->name) >= end)
+		abort();
+	if (s->data != NULL && (s->data < buf || s->size > len ||
+	    (size_t)(s->data - buf) > len - s->size))
+		abort();
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *buf = fuzz_copy(data, size);
+	pcln_elf_info info;
+	pcln_elf_section sec;
+	pcln_err err;
+	size_t i;
+
+	(void)pcln_elf_is_elf(buf, size);
+	if (pcln_elf_get_info(buf, size, &info, &err) == 0) {
+		for (i = 0; i < info.nsections && i < 4096; i++)
+			if (pcln_elf_get_section(buf, size, i, &sec,
+			    &err) == 0)
+				inside(buf, size, &sec);
+		(void)pcln_elf_get_section(buf, size, info.nsections, &sec,
+		    &err);
+		if (pcln_elf_find_section(buf, size, ".text", &sec, &err) == 1)
+			inside(buf, size, &sec);
+		if (pcln_elf_find_pcln(buf, size, &sec, &err) == 1)
+			inside(buf, size, &sec);
+	} else if (err.msg[0] == '\0') {
+		abort();
+	}
+	free(buf);
+	return 0;
+}

@@ -1,0 +1,121 @@
+/* fuzz_runtime.c -- the runtime on unverified blobs.
+ *
+ * pclnrt_init on the input and, if it accepts it, findfunc, every table
+ * value, funcline, funcdata and file names at pcs spread over the table,
+ * then a traceback over a fake stack made from the input's last bytes.
+ * The runtime promises that on a corrupt blob every loop ends and no read
+ * leaves the blob: the input is an exactly-sized heap copy, so ASan
+ * reports any read past it, and libFuzzer's timeout any endless loop.
+ */
+#include <config.h>
+
+#include "fuzz.h"
+#include "pclnrt.h"
+
+struct stack {
+	const uint8_t *p;
+	size_t len;
+	uint64_t base;
+};
+
+static int
+readstack(void *arg, uint64_t addr, uint8_t *buf, size_t len)
+{
+	const struct stack *s = arg;
+	size_t i;
+
+	if (addr < s->base || addr - s->base > s->len ||
+	    s->len - (addr - s->base) < len)
+		return -1;
+	for (i = 0; i < len; i++)
+		buf[i] = s->p[addr - s->base + i];
+	return 0;
+}
+
+static void
+probe(const pclnrt_table *T, uint64_t pc)
+{
+	pclnrt_func f;
+	const char *path;
+	int32_t v, line;
+	uint64_t start, end, fd;
+	uint32_t i;
+	int table;
+
+	if (pclnrt_findfunc(T, pc, &f) != PCLNRT_OK)
+		return;
+	if (pc < f.entry || pc >= f.end)
+		abort();
+	for (table = 0; table < 3 + 4; table++)
+		if (pclnrt_pcvalue(&f, table, pc, &v, &start, &end) ==
+		    PCLNRT_OK && (pc < start || pc >= end))
+			abort();
+	(void)pclnrt_pcsp(&f, pc, &v);
+	(void)pclnrt_pcfile(&f, pc, &v);
+	(void)pclnrt_pcdata(&f, 0, pc, &v);
+	(void)pclnrt_pcdata(&f, UINT32_MAX, pc, &v);
+	(void)pclnrt_funcline(&f, pc, &path, &line);
+	for (i = 0; i < 3; i++)
+		(void)pclnrt_funcdata(&f, i, &fd);
+	(void)pclnrt_funcdata(&f, UINT32_MAX, &fd);
+	(void)pclnrt_filename(T, (int32_t)f.index + 1);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t *blob = fuzz_copy(data, size);
+	static _Atomic(pclnrt_module *) slots[2];
+	pclnrt_registry reg;
+	pclnrt_module mod;
+	pclnrt_frame frames[16];
+	pclnrt_stopinfo stop;
+	pclnrt_walk w;
+	struct stack st;
+	uint64_t pc, span;
+	int i;
+
+	(void)pclnrt_verify_checksum(blob, size);
+	if (pclnrt_module_init(&mod, blob, size, 0x10000, "fuzz") != 0) {
+		free(blob);
+		return 0;
+	}
+	(void)pclnrt_filename(&mod.table, -1);
+	(void)pclnrt_filename(&mod.table, 0);
+	(void)pclnrt_filename(&mod.table, INT32_MAX);
+	span = mod.table.maxpc - mod.table.minpc;
+	for (i = 0; i <= 64; i++) {
+		pc = mod.table.minpc + (span / 64) * (uint64_t)i;
+		probe(&mod.table, pc);
+		probe(&mod.table, pc + 1);
+		probe(&mod.table, pc - 1);
+	}
+	probe(&mod.table, 0);
+	probe(&mod.table, UINT64_MAX);
+
+	/* A traceback: the stack is the input's last 256 bytes (or all of
+	 * it), starting at a pc inside the table. */
+	pclnrt_registry_init(&reg, slots, 2);
+	if (pclnrt_register(&reg, &mod) != PCLNRT_OK)
+		abort();
+	st.len = size < 256 ? size : 256;
+	st.p = blob + size - st.len;
+	st.base = 0x7f0000;
+	w.modules = &reg;
+	w.ptrsize = mod.table.ptrsize;
+	w.bigendian = mod.table.big;
+	w.conv = size & 1 ? PCLNRT_CONV_LR : PCLNRT_CONV_STACK;
+	w.flags = size & 2 ? PCLNRT_TB_FIRST_RETADDR : 0;
+	w.read = readstack;
+	w.read_arg = &st;
+	w.pc = mod.lo + (span ? (uint64_t)size % span : 0);
+	w.sp = st.base;
+	w.lr = mod.lo + span / 2;
+	if (pclnrt_traceback(&w, frames, 16, &stop) > 16)
+		abort();
+	if (stop.reason < 0 || stop.reason >= PCLNRT_NSTOP)
+		abort();
+	(void)pclnrt_unregister(&reg, &mod);
+	free(blob);
+	return 0;
+}

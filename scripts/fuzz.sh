@@ -1,0 +1,60 @@
+#!/bin/sh
+# scripts/fuzz.sh [BUILDDIR] -- a short run of every libFuzzer target.
+#
+# BUILDDIR (default _build-fuzz) is configured with CC=clang
+# --enable-fuzzing; without BUILDDIR the script makes it from scratch.
+# Each target runs FUZZ_SECONDS seconds (default 30) on a scratch copy of
+# its seed corpus fuzz/corpus/<target>/ (the committed seeds are never
+# changed).  Prints one line per target: executions, corpus size and
+# crashes; a crash, leak or timeout leaves its input in
+# BUILDDIR/fuzz-out/<target>/ and makes the script fail.  To turn a crash
+# into a regression test, see the README's "Reliability" section.
+set -eu
+cd "$(dirname "$0")/.."
+top=$(pwd)
+secs=${FUZZ_SECONDS:-30}
+if [ $# -ge 1 ]; then
+	b=$1
+else
+	b=$top/_build-fuzz
+	if [ ! -f "$b/Makefile" ] || [ configure -nt "$b/config.status" ]; then
+		mkdir -p "$b"
+		(cd "$b" && CC=clang "$top/configure" --enable-fuzzing \
+		    --enable-werror -q)
+	fi
+	make -C "$b" -j"$(nproc)" >/dev/null
+fi
+targets="fuzz_blob fuzz_runtime fuzz_desc fuzz_varint fuzz_elf fuzz_goimport"
+out=$b/fuzz-out
+rm -rf "$out"
+fails=0
+total=0
+for t in $targets; do
+	exe=$b/fuzz/$t
+	[ -x "$exe" ] || { echo "fuzz.sh: $exe not built" >&2; exit 2; }
+	mkdir -p "$out/$t/corpus"
+	cp "$top/fuzz/corpus/$t/"* "$out/$t/corpus/" 2>/dev/null || true
+	nseed=$(ls "$out/$t/corpus" | wc -l)
+	rc=0
+	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+	"$exe" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+	    -max_len=65536 -print_final_stats=1 \
+	    -artifact_prefix="$out/$t/" "$out/$t/corpus" \
+	    >"$out/$t/log" 2>&1 || rc=$?
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$out/$t/log" | tail -n 1)
+	crashes=$(find "$out/$t" -maxdepth 1 -type f \( -name 'crash-*' -o \
+	    -name 'leak-*' -o -name 'timeout-*' -o -name 'oom-*' \) | wc -l)
+	ncorp=$(ls "$out/$t/corpus" | wc -l)
+	total=$((total + ${execs:-0}))
+	printf '%-14s %9s executions in %ss, corpus %s -> %s, %s crashes\n' \
+	    "$t" "${execs:-?}" "$secs" "$nseed" "$ncorp" "$crashes"
+	if [ "$rc" -ne 0 ] || [ "$crashes" -ne 0 ]; then
+		fails=$((fails + 1))
+		echo "fuzz.sh: $t failed (exit $rc); its log:" >&2
+		grep -A30 -m1 -E 'runtime error|ERROR: |deadly signal|Timeout' \
+		    "$out/$t/log" >&2 || tail -n 40 "$out/$t/log" >&2
+		ls "$out/$t/" >&2
+	fi
+done
+echo "fuzz.sh: $total executions, $fails target(s) with crashes"
+[ "$fails" -eq 0 ]
