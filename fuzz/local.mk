@@ -7,6 +7,9 @@
 
 fuzz_targets = fuzz/fuzz_blob fuzz/fuzz_runtime fuzz/fuzz_desc \
 	fuzz/fuzz_varint fuzz/fuzz_elf fuzz/fuzz_goimport
+if HAVE_LIBDW
+fuzz_targets += fuzz/fuzz_dwarf
+endif
 
 if FUZZING
 noinst_PROGRAMS += $(fuzz_targets)
@@ -32,6 +35,10 @@ fuzz_fuzz_elf_LDADD = $(fuzz_libs)
 fuzz_fuzz_goimport_SOURCES = fuzz/fuzz_goimport.c fuzz/fuzz.h
 fuzz_fuzz_goimport_LDFLAGS = $(FUZZ_LDFLAGS)
 fuzz_fuzz_goimport_LDADD = $(fuzz_libs)
+
+fuzz_fuzz_dwarf_SOURCES = fuzz/fuzz_dwarf.c fuzz/fuzz.h
+fuzz_fuzz_dwarf_LDFLAGS = $(FUZZ_LDFLAGS)
+fuzz_fuzz_dwarf_LDADD = $(fuzz_libs) $(LIBDW_LIBS)
 
 EXTRA_DIST += fuzz/corpus scripts/fuzz.sh scripts/sanitize.sh
 

@@ -66,13 +66,15 @@ static int
 read_symtab(struct imp *im, Elf64_Word type)
 {
 	Elf_Scn *scn = NULL;
-	size_t shnum;
+	size_t shnum, fsize;
 	int found = 0;
 
 	if (elf_getshdrnum(im->elf, &shnum) != 0)
 		return pclni_seterr(im->err, PCLN_EHEADER, -1,
 		    "%s: cannot read the section headers: %s", im->path,
 		    elf_errmsg(-1));
+	if (elf_rawfile(im->elf, &fsize) == NULL)
+		fsize = 0;
 	while ((scn = elf_nextscn(im->elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		Elf_Data *data;
@@ -104,6 +106,14 @@ read_symtab(struct imp *im, Elf64_Word type)
 			    gelf_getshdr(tscn, &ts) == NULL ||
 			    !(ts.sh_flags & SHF_EXECINSTR) ||
 			    !(ts.sh_flags & SHF_ALLOC))
+				continue;
+			/* The code must be in the file: a section that claims
+			 * more bytes than the file holds (or none, NOBITS, as
+			 * in a separate debug-info file) is not code we can
+			 * describe, and its size is not to be trusted. */
+			if (ts.sh_type != SHT_PROGBITS || ts.sh_offset > fsize ||
+			    ts.sh_size > fsize - ts.sh_offset ||
+			    ts.sh_addr + ts.sh_size < ts.sh_addr)
 				continue;
 			name = elf_strptr(im->elf, sh.sh_link, s.st_name);
 			if (name == NULL || name[0] == 0)

@@ -121,7 +121,8 @@ pclni_dw_read_lines(struct imp *im)
 			r->order = im->nrows++;
 		}
 	}
-	qsort(im->rows, im->nrows, sizeof *im->rows, cmprow);
+	if (im->nrows > 1)
+		qsort(im->rows, im->nrows, sizeof *im->rows, cmprow);
 	pclni_dw_sort_subprograms(im);
 	return 0;
 }

@@ -25,6 +25,8 @@ else
 	make -C "$b" -j"$(nproc)" >/dev/null
 fi
 targets="fuzz_blob fuzz_runtime fuzz_desc fuzz_varint fuzz_elf fuzz_goimport"
+# The DWARF importer's target exists when configure found libdw.
+[ ! -x "$b/fuzz/fuzz_dwarf" ] || targets="$targets fuzz_dwarf"
 out=$b/fuzz-out
 rm -rf "$out"
 fails=0

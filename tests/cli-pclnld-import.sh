@@ -87,4 +87,21 @@ if [ -f "$top_builddir/examples/crash-nopcln" ]; then
 	expect 2 "$LD" --elf "$top_builddir/examples/crash-nopcln" --ptrsize 4 -o bad.pcln
 	[ ! -e bad.pcln ] || fail "--elf --ptrsize 4: wrote output"
 fi
+
+# The DWARF fuzz target's seeds, found crashes included (regressions):
+# each imports to a blob that verifies, or fails with a message; never a
+# signal (and, in the sanitizer pass, no sanitizer report).
+if [ -f "$top_builddir/examples/crash-nopcln" ]; then
+	for f in "$top_srcdir"/fuzz/corpus/fuzz_dwarf/*.elf; do
+		rc=0
+		"$LD" --elf "$f" -o seed.pcln 2>err.log || rc=$?
+		case $rc in
+		0) "$DUMP" verify seed.pcln >/dev/null ||
+			fail "--elf $(basename "$f"): blob does not verify" ;;
+		1) [ -s err.log ] || fail "--elf $(basename "$f"): no message" ;;
+		*) fail "--elf $(basename "$f"): exit $rc" ;;
+		esac
+		rm -f seed.pcln
+	done
+fi
 [ $fails -eq 0 ]
