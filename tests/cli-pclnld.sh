@@ -58,7 +58,7 @@ verify hello-go12.out
     --text-base 0x400000 hello_lib.pcln 2>err.txt ||
 	fail "explicit target options: $(cat err.txt)"
 verify lib-be.out
-grep -q '^0x400000 0x400040 0x40 0x[0-9a-f]* .* fmt.Println hello_lib.pcln:7$' \
+grep -q '^0x400000 0x400040 0x40 0x[0-9a-f]* .* fmt.Println hello_lib.pcln:7 pcdata 2=0x[0-9a-f]*+5$' \
     be.map || fail "--text-base: $(cat be.map)"
 grep -q '^# target: ptrsize 8, quantum 1, big endian$' be.map ||
 	fail "--endian big: $(cat be.map)"

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "pcln.h"
+#include "pclnrt_format.h"
 #include "pcln_link.h"
 #include "pcln_go.h"
 #ifdef HAVE_LIBDW
@@ -89,39 +90,71 @@ tabcol(char *buf, size_t n, uint32_t off, uint32_t len)
 		snprintf(buf, n, "0x%" PRIx32 "+%" PRIu32, off, len);
 }
 
+/* Bytes of the pc-value table at OFF in BLOB, its terminating 0
+ * included (the blob was verified: the table ends inside it). */
+static uint32_t
+table_len(const uint8_t *blob, size_t len, uint32_t off, unsigned quantum)
+{
+	struct pclnrt_pcstep st;
+
+	pclnrt_pcstep_init(&st, blob + off, blob + len, 0, quantum);
+	while (pclnrt_pcstep(&st) > 0)
+		;
+	return (uint32_t)(st.p - (blob + off));
+}
+
 static int
-write_map(FILE *fp, const pcln_link *l, size_t bloblen)
+write_map(FILE *fp, const pcln_link *l, const uint8_t *blob, size_t bloblen)
 {
 	const pcln_link_stats *s = pcln_link_get_stats(l);
 	pcln_link_func f;
+	pcln_table *t;
 	uint64_t prevend = 0;
 	size_t i;
+
+	/* Verified by the caller; the reader gives the pcdata offsets. */
+	if ((t = pcln_open(blob, bloblen, PCLN_OPEN_TRUSTED, NULL)) == NULL)
+		return -1;
 
 	fprintf(fp, "# pclnld link map\n"
 	    "# target: ptrsize %u, quantum %u, %s endian\n"
 	    "# text: [0x%" PRIx64 ", 0x%" PRIx64 "), %zu functions, "
 	    "blob %zu bytes\n"
-	    "# entry end size funcoff pcsp pcfile pcln name input:line\n"
+	    "# entry end size funcoff pcsp pcfile pcln name input:line "
+	    "[fixed] [pcdata N=table...]\n"
 	    "# (tables as offset+length in the blob, - if absent)\n",
 	    s->target.ptrsize, s->target.quantum,
 	    s->target.bigendian ? "big" : "little", s->text_start,
 	    s->text_end, s->nfunc, bloblen);
 	for (i = 0; pcln_link_get_func(l, i, &f) == 0; i++) {
-		char t[3][32];
+		char col[3][32];
+		pcln_func bf;
 		int k;
 		if (i > 0 && f.entry > prevend)
 			fprintf(fp, "# gap 0x%" PRIx64 " 0x%" PRIx64
 			    " 0x%" PRIx64 "\n", prevend, f.entry,
 			    f.entry - prevend);
 		for (k = 0; k < 3; k++)
-			tabcol(t[k], sizeof t[k], f.layout->tab_off[k],
+			tabcol(col[k], sizeof col[k], f.layout->tab_off[k],
 			    f.layout->tab_len[k]);
 		fprintf(fp, "0x%" PRIx64 " 0x%" PRIx64 " 0x%" PRIx64
-		    " 0x%" PRIx32 " %s %s %s %s %s:%ld%s\n", f.entry,
-		    f.entry + f.size, f.size, f.layout->funcoff, t[0], t[1],
-		    t[2], f.name, f.file, f.line, f.fixed ? " fixed" : "");
+		    " 0x%" PRIx32 " %s %s %s %s %s:%ld%s", f.entry,
+		    f.entry + f.size, f.size, f.layout->funcoff, col[0], col[1],
+		    col[2], f.name, f.file, f.line, f.fixed ? " fixed" : "");
+		if (pcln_get_func(t, i, &bf) == 0)
+			for (k = 0; k < (int)bf.npcdata; k++) {
+				uint32_t off = pcln_table_offset(t, i,
+				    PCLN_TABLE_PCDATA(k));
+				if (off == 0)
+					continue;
+				tabcol(col[0], sizeof col[0], off, table_len(blob,
+				    bloblen, off, s->target.quantum));
+				fprintf(fp, " pcdata %d=%s", k, col[0]);
+			}
+		fputc('\n', fp);
 		prevend = f.entry + f.size;
 	}
+	pcln_close(t);
 	return ferror(fp) ? -1 : 0;
 }
 
@@ -509,7 +542,7 @@ main(int argc, char **argv)
 	}
 	if (mapfile != NULL) {
 		FILE *fp = open_memstream(&map, &maplen);
-		if (fp == NULL || write_map(fp, l, len) < 0 ||
+		if (fp == NULL || write_map(fp, l, blob, len) < 0 ||
 		    fclose(fp) != 0) {
 			fprintf(stderr, "%s: cannot make the map: %s\n", prog,
 			    strerror(errno));
