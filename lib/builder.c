@@ -9,7 +9,9 @@
  *   | pc-value tables (deduplicated by content)
  *   | pad to 4 | file table                       <- end of the Go 1.2 part
  *   [ | pad to 8 | FUNCSIZE section | pad to 8 | INLTREE section (if any
- *     function has inlined calls) | pad to 8 | directory
+ *     function has inlined calls) | pad to 8 | FUNCINDEX section (from
+ *     PCLN_INDEX_MIN_FUNCS functions, or as the flags say) | pad to 8
+ *     | directory
  *     | 32-byte footer ]                          <- unless PCLN_WRITE_GO12
  *
  * Memory: one record per function (about 100 bytes), one growing array of
@@ -587,6 +589,93 @@ struct wstate {
 	uint8_t *buf;
 };
 
+/* FUNCINDEX (runtime/pclnrt_format.h): the builder aims for lookups of
+ * at most FIDX_SCAN_GOAL forward steps (so a lookup reads one 20-byte
+ * bucket record and at most 10 functab entries, 3 to 4 cache lines), in
+ * an index of at most FIDX_BUDGET(rest) bytes, REST being the bytes of
+ * the blob without the index: 1/64 of it, so the index is under 1.6 % of
+ * the blob.  Asked for explicitly (PCLN_WRITE_INDEX) it may take
+ * FIDX_BUDGET_FORCED, for texts of very uneven density. */
+#define FIDX_SCAN_GOAL		8u
+#define FIDX_BUDGET(rest)	((uint64_t)(rest) / 64u)
+#define FIDX_BUDGET_FORCED(rest) (4096u + 2u * (uint64_t)(rest))
+
+/* One pass over the N sorted functions (entries in KEY, the text ending
+ * at MAXPC) for sub-buckets of 2^S bytes in NB buckets: the largest
+ * forward scan any pc needs goes to *MAXSCAN, and, if OUT is not NULL,
+ * the bucket records to OUT.  -1 if a bucket's deltas overflow a byte or
+ * the scan exceeds PCLN_FIDX_SCAN_LIMIT.  O(N + 16 NB). */
+static int
+fidx_sweep(const struct skey *key, size_t n, uint64_t maxpc, unsigned s,
+    uint64_t nb, uint8_t *out, int big, uint32_t *maxscan)
+{
+	uint64_t minpc = key[0].entry, j, nsub = nb * PCLN_FIDX_NSUB;
+	uint64_t sub = (uint64_t)1 << s;
+	size_t i = 0, k, base = 0;
+
+	*maxscan = 0;
+	for (j = 0; j < nsub; j++) {
+		uint64_t lo = minpc + (j << s), last = lo + (sub - 1);
+		if (lo >= maxpc)
+			last = lo;	/* past the text: never looked up */
+		while (i + 1 < n && key[i + 1].entry <= lo)
+			i++;
+		for (k = i; k + 1 < n && key[k + 1].entry <= last; k++)
+			;
+		if (k - i > PCLN_FIDX_SCAN_LIMIT)
+			return -1;
+		if (k - i > *maxscan)
+			*maxscan = (uint32_t)(k - i);
+		if (j % PCLN_FIDX_NSUB == 0) {
+			base = i;
+			if (out != NULL)
+				pclni_store32(out + PCLN_FIDX_BUCKET *
+				    (j / PCLN_FIDX_NSUB), (uint32_t)base, big);
+		}
+		if (i - base > 255)
+			return -1;
+		if (out != NULL)
+			out[PCLN_FIDX_BUCKET * (j / PCLN_FIDX_NSUB) + 4 +
+			    j % PCLN_FIDX_NSUB] = (uint8_t)(i - base);
+	}
+	return 0;
+}
+
+/* Choose the sub-bucket shift: the largest whose scan is at most
+ * FIDX_SCAN_GOAL, or, if that would outgrow BUDGET bytes, the smallest
+ * scan within it.  Returns the index's size in bytes (0: no
+ * usable index) with *SHIFT and *NB set. */
+static uint64_t
+fidx_choose(const struct skey *key, size_t n, uint64_t maxpc,
+    uint64_t budget, unsigned *shift, uint64_t *nb)
+{
+	uint64_t range, avg, size = 0;
+	unsigned s, start = 0;
+	uint32_t scan;
+
+	if (n == 0 || maxpc <= key[0].entry)
+		return 0;
+	range = maxpc - key[0].entry;
+	/* Start with sub-buckets ~16 average functions wide. */
+	for (avg = range / n; start < PCLN_FIDX_SHIFT_MAX &&
+	    ((uint64_t)1 << start) < avg * 16; start++)
+		;
+	for (s = start + 1; s-- > 0;) {
+		uint64_t b = ((range - 1) >> (s + 4)) + 1;
+		if (b > UINT32_MAX || PCLN_FIDX_HDR + PCLN_FIDX_BUCKET * b >
+		    budget)
+			break;
+		if (fidx_sweep(key, n, maxpc, s, b, NULL, 0, &scan) != 0)
+			continue;
+		*shift = s;
+		*nb = b;
+		size = PCLN_FIDX_HDR + PCLN_FIDX_BUCKET * b;
+		if (scan <= FIDX_SCAN_GOAL)
+			break;
+	}
+	return size;
+}
+
 static void
 wstate_free(struct wstate *w)
 {
@@ -620,7 +709,9 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 	uint64_t pos, hdr_end, names_start, tables_start, filetab_off;
 	uint64_t go12size = 0, sect_off = 0, dir_off = 0, foot_off = 0, total;
 	uint64_t inl_off = 0, inl_size = 0, ninl = 0;
-	uint32_t nsect = 1;
+	uint64_t fi_off = 0, fi_size = 0, fi_nb = 0;
+	unsigned fi_shift = 0;
+	uint32_t nsect = 1, fi_scan = 0;
 	uint64_t c, funcs_end, sum;
 	uint8_t *buf;
 	pcln_err verr;
@@ -628,7 +719,9 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 	pclni_clearerr(err);
 	if (b == NULL || out == NULL || len == NULL)
 		return pclni_seterr(err, PCLN_EINVAL, -1, "write: NULL argument");
-	if (flags & ~(unsigned)PCLN_WRITE_GO12)
+	if (flags & ~(unsigned)(PCLN_WRITE_GO12 | PCLN_WRITE_INDEX |
+	    PCLN_WRITE_NOINDEX) || (flags & PCLN_WRITE_INDEX &&
+	    flags & PCLN_WRITE_NOINDEX))
 		return pclni_seterr(err, PCLN_EINVAL, -1,
 		    "write: unknown flags 0x%x", flags);
 	memset(&w, 0, sizeof w);
@@ -756,11 +849,27 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 			    PCLN_INL_SIZE * ninl;
 			dir_off = pclni_align(inl_off + inl_size,
 			    PCLN_SECT_ALIGN);
-			nsect = 2;
+			nsect++;
+		}
+		if (!(flags & PCLN_WRITE_NOINDEX) && (flags & PCLN_WRITE_INDEX ||
+		    n >= PCLN_INDEX_MIN_FUNCS) && n > 0) {
+			const struct bfunc *l = &b->f[w.key[n - 1].h];
+			uint64_t rest = dir_off + (nsect + 1) *
+			    PCLN_DIRENT_SIZE + PCLN_FOOTER_SIZE;
+			fi_size = fidx_choose(w.key, n, l->entry + l->size,
+			    flags & PCLN_WRITE_INDEX ? FIDX_BUDGET_FORCED(rest) :
+			    FIDX_BUDGET(rest), &fi_shift, &fi_nb);
+		}
+		if (fi_size > 0) {
+			fi_off = dir_off;
+			dir_off = pclni_align(fi_off + fi_size,
+			    PCLN_SECT_ALIGN);
+			nsect++;
 		}
 		foot_off = dir_off + nsect * PCLN_DIRENT_SIZE;
 		pos = foot_off + PCLN_FOOTER_SIZE;
-		st.trailer = 4 * n + inl_size + nsect * PCLN_DIRENT_SIZE +
+		st.findex = fi_size;
+		st.trailer = 4 * n + inl_size + fi_size + nsect * PCLN_DIRENT_SIZE +
 		    PCLN_FOOTER_SIZE;
 		st.padding += pos - go12size - st.trailer;
 	}
@@ -922,6 +1031,23 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 				    inl_off + inl_size);
 			c = pclni_align(c, PCLN_SECT_ALIGN);
 		}
+		if (fi_size > 0) {
+			const struct bfunc *l = &b->f[w.key[n - 1].h];
+			if (c != fi_off)
+				BADMATH("trailer: FUNCINDEX", c, fi_off);
+			if (fidx_sweep(w.key, n, l->entry + l->size, fi_shift,
+			    fi_nb, buf + c + PCLN_FIDX_HDR, big, &fi_scan) != 0)
+				BADMATH("trailer: FUNCINDEX sweep", c, fi_off);
+			pclni_store32(buf + c + PCLN_FIDX_SHIFT, fi_shift, big);
+			pclni_store32(buf + c + PCLN_FIDX_MAXSCAN, fi_scan, big);
+			pclni_store32(buf + c + PCLN_FIDX_NBUCKET,
+			    (uint32_t)fi_nb, big);
+			c += fi_size;
+			if (c != fi_off + fi_size)
+				BADMATH("trailer: FUNCINDEX end", c,
+				    fi_off + fi_size);
+			c = pclni_align(c, PCLN_SECT_ALIGN);
+		}
 		if (c != dir_off)
 			BADMATH("trailer: directory", c, dir_off);
 		pclni_store32(buf + c + PCLN_DIRENT_TAG, PCLN_SECT_FUNCSIZE,
@@ -938,6 +1064,15 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 			    (uint32_t)inl_off, big);
 			pclni_store32(buf + c + PCLN_DIRENT_SIZEF,
 			    (uint32_t)inl_size, big);
+			c += PCLN_DIRENT_SIZE;
+		}
+		if (fi_size > 0) {
+			pclni_store32(buf + c + PCLN_DIRENT_TAG,
+			    PCLN_SECT_FUNCINDEX, big);
+			pclni_store32(buf + c + PCLN_DIRENT_OFF,
+			    (uint32_t)fi_off, big);
+			pclni_store32(buf + c + PCLN_DIRENT_SIZEF,
+			    (uint32_t)fi_size, big);
 			c += PCLN_DIRENT_SIZE;
 		}
 		if (c != foot_off)

@@ -108,6 +108,18 @@ typedef struct pcln_builder pcln_builder;
 
 /* Write flags. */
 #define PCLN_WRITE_GO12		0x1	/* plain Go 1.2: no trailer */
+#define PCLN_WRITE_INDEX	0x2	/* FUNCINDEX section at any nfunc */
+#define PCLN_WRITE_NOINDEX	0x4	/* no FUNCINDEX section */
+/* Without either flag the trailer gets a FUNCINDEX section (constant-time
+ * pclnrt_findfunc / pcln_find_func) when the blob has at least this many
+ * functions (below it a binary search is at most 8 steps anyway).  The
+ * builder picks the coarsest sub-buckets whose scans are at most 8
+ * steps within 1/64 of the rest of the blob (else the shortest scans in
+ * that budget; PCLN_WRITE_INDEX allows twice the rest + 4096 bytes,
+ * for texts of very uneven density); the index is omitted if no
+ * sub-bucket size in the budget gives scans of at most 32 steps
+ * (PCLN_FIDX_SCAN_LIMIT). */
+#define PCLN_INDEX_MIN_FUNCS	256
 
 /* A new, empty builder for target T.  Returns NULL (and fills ERR) on an
  * invalid target or no memory. */
@@ -179,6 +191,7 @@ typedef struct pcln_build_stats {
 	 * the first function (in entry order) that uses it. */
 	size_t header, functab, funcs, names, filetab, pcsp, pcfile, pcln,
 	    pcdata, padding, trailer, total;
+	size_t findex;			/* FUNCINDEX bytes (part of trailer) */
 } pcln_build_stats;
 
 /* Per-function placement, for link maps. */
@@ -271,7 +284,9 @@ size_t pcln_nfunc(const pcln_table *t);
 /* Function I (0 <= I < nfunc).  Returns 0 or -1. */
 int pcln_get_func(const pcln_table *t, size_t i, pcln_func *f);
 /* Index of the function whose code [entry, end) holds PC; -1 if PC is
- * outside every function (before the first, in a gap, at/after end). */
+ * outside every function (before the first, in a gap, at/after end).
+ * O(1) through the FUNCINDEX section if the blob has one, else a binary
+ * search. */
 long pcln_find_func(const pcln_table *t, uint64_t pc);
 /* Offset of table TABLE of function I (0 for none or out of range). */
 uint32_t pcln_table_offset(const pcln_table *t, size_t i, int table);

@@ -26,6 +26,7 @@ struct pcln_table {
 	uint32_t trailer_version;
 	uint64_t checksum;
 	int64_t funcsize;	/* offset of FUNCSIZE, -1 if none */
+	const uint8_t *findex;	/* FUNCINDEX section, NULL if none/unusable */
 };
 
 /* Bounded loads: a field not wholly inside the blob reads as 0. */
@@ -134,7 +135,7 @@ static int
 parse(pcln_table *t, pcln_err *err)
 {
 	const uint8_t *b = t->b;
-	uint64_t foot, n, ns;
+	uint64_t foot, n, ns, fioff = 0, filen = 0;
 
 	if (t->len < 16)
 		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)t->len,
@@ -176,9 +177,11 @@ parse(pcln_table *t, pcln_err *err)
 			for (k = 0; k < ns2 && dir <= foot &&
 			    k < (foot - dir) / PCLN_DIRENT_SIZE; k++) {
 				uint64_t de = dir + k * PCLN_DIRENT_SIZE;
-				if (r32(t, de) == PCLN_SECT_FUNCSIZE) {
+				if (r32(t, de) == PCLN_SECT_FUNCSIZE)
 					t->funcsize = r32(t, de + 4);
-					break;
+				if (r32(t, de) == PCLN_SECT_FUNCINDEX) {
+					fioff = r32(t, de + 4);
+					filen = r32(t, de + 8);
 				}
 			}
 		}
@@ -192,6 +195,11 @@ parse(pcln_table *t, pcln_err *err)
 	    (t->len - (uint64_t)t->funcsize) / 4 < n))
 		t->funcsize = -1;
 	t->endpc = rptr(t, PCLN_FTAB_END(t->ps, n));
+	t->findex = NULL;
+	if (n > 0 && fioff >= t->go12 && fioff <= t->len &&
+	    filen <= t->len - fioff && pclnrt_index_ok(b + fioff, filen,
+	    t->big, entry_of(t, 0), t->endpc))
+		t->findex = b + fioff;
 	t->filetab = r32(t, PCLN_FILETABOFF_OFF(t->ps, n));
 	ns = r32(t, t->filetab);
 	if (ns >= 1 && t->filetab < t->go12 && ns <= (t->go12 - t->filetab) / 4)
@@ -283,8 +291,18 @@ long
 pcln_find_func(const pcln_table *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->n;
+	uint64_t ix;
 
-	/* The last function whose entry is <= PC. */
+	/* The last function whose entry is <= PC: from the FUNCINDEX
+	 * section in constant time, else by binary search. */
+	if (t->findex != NULL && pc >= entry_of(t, 0) && pc < t->endpc &&
+	    pclnrt_index_find(t->findex, t->b + PCLN_FUNCTAB_OFF(t->ps),
+	    t->ps, t->big, t->n, entry_of(t, 0), pc, &ix) == 0 &&
+	    entry_of(t, (size_t)ix) <= pc && next_of(t, (size_t)ix) > pc) {
+		if (pc >= end_of(t, (size_t)ix))
+			return -1;
+		return (long)ix;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		if (entry_of(t, mid) <= pc)

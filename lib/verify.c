@@ -27,6 +27,8 @@ struct vctx {
 	uint64_t nfuncsize;	/* entries in it */
 	int64_t inltree;	/* offset of the INLTREE section, or -1 */
 	uint64_t ninlsize;	/* its size */
+	int64_t findex;		/* offset of the FUNCINDEX section, or -1 */
+	uint64_t nfindex;	/* its size */
 	int has_trailer;
 	uint64_t extent;	/* end of the furthest structure seen */
 	uint64_t last_end;	/* end of the last function checked */
@@ -177,6 +179,10 @@ check_trailer(struct vctx *v)
 		if (tag == PCLN_SECT_INLTREE) {
 			v->inltree = (int64_t)off;
 			v->ninlsize = size;
+		}
+		if (tag == PCLN_SECT_FUNCINDEX) {
+			v->findex = (int64_t)off;
+			v->nfindex = size;
 		}
 		prev_tag = tag;
 		prev_end = off + size;
@@ -489,6 +495,82 @@ check_inltree(struct vctx *v)
 	return 0;
 }
 
+/* The FUNCINDEX section (after the function table was checked): its
+ * header matches the text, and every sub-bucket names exactly the last
+ * function whose entry is <= the sub-bucket's first pc, with maxscan
+ * exactly the longest forward scan a pc in it needs.  O(nfunc + the
+ * number of sub-buckets), and that number is bounded by the size. */
+static int
+check_findex(struct vctx *v)
+{
+	pcln_err *err = v->err;
+	uint64_t base = (uint64_t)v->findex, minpc, shift, scan, nb, res;
+	uint64_t j, i = 0, k, seen = 0, rb = 0, sub;
+
+	if (v->n == 0 || v->nfindex < PCLN_FIDX_HDR)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
+		    "trailer FUNCINDEX section at 0x%" PRIx64 ": size %" PRIu64
+		    " with %" PRIu64 " functions, expected at least %u bytes "
+		    "and one function", base, v->nfindex, v->n, PCLN_FIDX_HDR);
+	minpc = ldptr(v, PCLN_FTAB_ENTRY(v->ps, 0));
+	shift = ld32(v, base + PCLN_FIDX_SHIFT);
+	scan = ld32(v, base + PCLN_FIDX_MAXSCAN);
+	nb = ld32(v, base + PCLN_FIDX_NBUCKET);
+	res = ld32(v, base + PCLN_FIDX_RESERVED);
+	if (shift > PCLN_FIDX_SHIFT_MAX || scan > PCLN_FIDX_SCAN_LIMIT ||
+	    res != 0)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
+		    "trailer FUNCINDEX section at 0x%" PRIx64 ": shift %"
+		    PRIu64 " maxscan %" PRIu64 " reserved %" PRIu64 ", expected "
+		    "at most %u, at most %u and 0", base, shift, scan, res,
+		    PCLN_FIDX_SHIFT_MAX, PCLN_FIDX_SCAN_LIMIT);
+	if (v->endpc <= minpc ||
+	    nb != ((v->endpc - minpc - 1) >> (shift + 4)) + 1 ||
+	    v->nfindex != PCLN_FIDX_HDR + PCLN_FIDX_BUCKET * nb)
+		return pclni_seterr(err, PCLN_ETRAILER,
+		    (int64_t)(base + PCLN_FIDX_NBUCKET), "trailer FUNCINDEX "
+		    "section at 0x%" PRIx64 ": %" PRIu64 " buckets in %" PRIu64
+		    " bytes, expected %" PRIu64 " buckets of 2^%" PRIu64
+		    " bytes for text [0x%" PRIx64 ", 0x%" PRIx64 ")", base, nb,
+		    v->nfindex, v->endpc > minpc ? ((v->endpc - minpc - 1) >>
+		    (shift + 4)) + 1 : 0, shift + 4, minpc, v->endpc);
+	sub = (uint64_t)1 << shift;
+	for (j = 0; j < nb * PCLN_FIDX_NSUB; j++) {
+		uint64_t lo = minpc + (j << shift), last = lo + (sub - 1);
+		uint64_t rec = base + PCLN_FIDX_HDR + PCLN_FIDX_BUCKET *
+		    (j / PCLN_FIDX_NSUB), got;
+		uint8_t d = v->b[rec + 4 + j % PCLN_FIDX_NSUB];
+		if (lo >= v->endpc)
+			last = lo;
+		while (i + 1 < v->n && ldptr(v, PCLN_FTAB_ENTRY(v->ps, i + 1))
+		    <= lo)
+			i++;
+		for (k = i; k + 1 < v->n && ldptr(v, PCLN_FTAB_ENTRY(v->ps,
+		    k + 1)) <= last && k - i <= scan; k++)
+			;
+		if (j % PCLN_FIDX_NSUB == 0)
+			rb = ld32(v, rec);
+		got = rb + d;
+		if (got != i || (j % PCLN_FIDX_NSUB == 0 && d != 0) ||
+		    k - i > scan)
+			return pclni_seterr(err, PCLN_ETRAILER,
+			    (int64_t)(rec + 4 + j % PCLN_FIDX_NSUB), "trailer "
+			    "FUNCINDEX sub-bucket %" PRIu64 " (pc 0x%" PRIx64
+			    "): function %" PRIu64 " (delta %u) and scan %"
+			    PRIu64 ", expected function %" PRIu64 " (delta 0 "
+			    "first) and scan at most %" PRIu64, j, lo, got, d,
+			    k - i, i, scan);
+		if (k - i > seen)
+			seen = k - i;
+	}
+	if (seen != scan)
+		return pclni_seterr(err, PCLN_ETRAILER,
+		    (int64_t)(base + PCLN_FIDX_MAXSCAN), "trailer FUNCINDEX "
+		    "section at 0x%" PRIx64 ": maxscan %" PRIu64 ", expected %"
+		    PRIu64, base, scan, seen);
+	return 0;
+}
+
 int
 pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 {
@@ -503,6 +585,7 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 	v.len = len;
 	v.err = err;
 	v.inltree = -1;
+	v.findex = -1;
 	if (check_header(&v) != 0 || check_trailer(&v) != 0 ||
 	    check_functab(&v) != 0 || check_filetab(&v) != 0)
 		return -1;
@@ -516,6 +599,8 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 		    "the last function 0x%" PRIx64,
 		    (uint64_t)PCLN_FTAB_END(v.ps, v.n), v.endpc, v.last_end);
 	if (v.inltree >= 0 && check_inltree(&v) != 0)
+		return -1;
+	if (v.findex >= 0 && check_findex(&v) != 0)
 		return -1;
 	/* Nothing may follow the Go 1.2 data but a whole trailer: this is
 	 * what catches a truncated or damaged trailer. */

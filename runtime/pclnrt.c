@@ -52,12 +52,14 @@ ftab_entry(const pclnrt_table *t, uint64_t i)
 }
 
 /* Parse the trailer if the blob ends in one.  Return 0 with *GO12 (the
- * Go 1.2 part's length) and *FS and *FSLEN (the FUNCSIZE section, if any)
- * set, or -1 if the footer, directory or section cannot be right.  A
- * trailer of an unknown version is ignored, as if absent. */
+ * Go 1.2 part's length), *FS and *FSLEN (the FUNCSIZE section, if any)
+ * and *FI and *FILEN (the FUNCINDEX section, if any) set, or -1 if the
+ * footer, directory or section cannot be right.  A trailer of an unknown
+ * version is ignored, as if absent. */
 static int
 trailer(const uint8_t *b, size_t len, int big, size_t *go12,
-    const uint8_t **fs, uint64_t *fslen)
+    const uint8_t **fs, uint64_t *fslen, const uint8_t **fi,
+    uint64_t *filen)
 {
 	static const char magic[] = PCLN_TRAILER_MAGIC;
 	const uint8_t *ft;
@@ -67,6 +69,8 @@ trailer(const uint8_t *b, size_t len, int big, size_t *go12,
 	*go12 = len;
 	*fs = NULL;
 	*fslen = 0;
+	*fi = NULL;
+	*filen = 0;
 	if (len < PCLN_FOOTER_SIZE)
 		return 0;
 	ft = b + len - PCLN_FOOTER_SIZE;
@@ -94,6 +98,11 @@ trailer(const uint8_t *b, size_t len, int big, size_t *go12,
 			*fs = b + off;
 			*fslen = sz;
 		}
+		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
+		    PCLN_SECT_FUNCINDEX) {
+			*fi = b + off;
+			*filen = sz;
+		}
 	}
 	*go12 = (size_t)g;
 	return 0;
@@ -103,8 +112,8 @@ int
 pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 {
 	const uint8_t *b = blob;
-	const uint8_t *fs;
-	uint64_t ps, nfunc, fslen, ft, ns;
+	const uint8_t *fs, *fi;
+	uint64_t ps, nfunc, fslen, filen, ft, ns;
 	size_t go12;
 	int big;
 
@@ -116,6 +125,8 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->filetab = 0;
 	t->nslots = 0;
 	t->ptrsize = t->quantum = t->big = 0;
+	t->findex = NULL;
+	t->findexlen = 0;
 	if (b == NULL || len < 8)
 		return PCLNRT_EINIT_SHORT;
 	if (pclnrt_load32(b, 1) == PCLN_GO12_MAGIC)
@@ -131,7 +142,7 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 		return PCLNRT_EINIT_HEADER;
 	if (len < PCLN_HDR_END(ps, 0))
 		return PCLNRT_EINIT_SHORT;
-	if (trailer(b, len, big, &go12, &fs, &fslen) != 0)
+	if (trailer(b, len, big, &go12, &fs, &fslen, &fi, &filen) != 0)
 		return PCLNRT_EINIT_TRAILER;
 	nfunc = pclnrt_loadptr(b + PCLN_HDR_NFUNC, (unsigned)ps, big);
 	/* The functab, sentinel and file-table offset fit in the Go 1.2
@@ -165,6 +176,13 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->filetab = (uint32_t)ft;
 	t->nslots = (uint32_t)ns;
 	t->funcsize = fs;
+	/* An index whose header does not fit the text is ignored: lookups
+	 * then binary-search. */
+	if (nfunc > 0 && pclnrt_index_ok(fi, filen, big, t->minpc,
+	    t->maxpc)) {
+		t->findex = fi;
+		t->findexlen = filen;
+	}
 	return PCLNRT_EINIT_OK;
 }
 
@@ -218,10 +236,19 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 
 	if (t->nfunc == 0 || pc < t->minpc || pc >= t->maxpc)
 		return PCLNRT_NOTFOUND;
-	/* Largest LO with entry(LO) <= PC.  The sentinel is entry(nfunc),
-	 * so entry(LO + 1) always exists.  At most 64 steps even when the
-	 * table is not sorted. */
+	/* Largest LO with entry(LO) <= PC: from the FUNCINDEX section in
+	 * one bucket read and at most maxscan steps, else (no index, or a
+	 * damaged one that misses) by binary search.  The sentinel is
+	 * entry(nfunc), so entry(LO + 1) always exists.  At most 64 steps
+	 * even when the table is not sorted. */
 	hi = t->nfunc;
+	if (t->findex != NULL && pclnrt_index_find(t->findex,
+	    t->blob + PCLN_FUNCTAB_OFF(ps), (unsigned)ps, t->big, t->nfunc,
+	    t->minpc, pc, &lo) == 0 && ftab_entry(t, lo) <= pc &&
+	    ftab_entry(t, lo + 1) > pc)
+		hi = lo + 1;
+	else
+		lo = 0;
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (ftab_entry(t, mid) <= pc)

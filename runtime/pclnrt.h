@@ -74,6 +74,9 @@ typedef struct pclnrt_table {
 	uint32_t filetab;		/* offset of the file table */
 	uint32_t nslots;		/* file table slots (nfile + 1) */
 	uint8_t ptrsize, quantum, big;
+	const uint8_t *findex;		/* FUNCINDEX section, or NULL if
+					 * absent or its header is bad */
+	uint64_t findexlen;
 } pclnrt_table;
 
 /* Open BLOB[0..LEN) in *T without copying it: BLOB must stay valid and
@@ -83,7 +86,8 @@ typedef struct pclnrt_table {
  * table (offset 0: no files) fits, and, if the blob ends in a trailer of
  * version PCLN_TRAILER_VERSION, its footer, directory and FUNCSIZE
  * section (a trailer of another version is ignored; the checksum is
- * pcln_verify's).  On failure T finds nothing.  Returns
+ * pcln_verify's; a FUNCINDEX section whose header does not fit the text
+ * is ignored).  On failure T finds nothing.  Returns
  * PCLNRT_EINIT_OK (0) or a negative enum pclnrt_init_error. */
 int pclnrt_init(pclnrt_table *T, const void *BLOB, size_t LEN);
 
@@ -116,13 +120,17 @@ typedef struct pclnrt_func {
 	uint32_t funcoff, npcdata, nfuncdata;
 } pclnrt_func;
 
-/* Find the function of T whose code [entry, end) holds link-time PC, by
- * binary search over the function table (the sentinel gives the end).
+/* Find the function of T whose code [entry, end) holds link-time PC:
+ * through the trailer's FUNCINDEX section in constant time (one bucket
+ * record, at most maxscan <= 32 forward steps: doc/FORMAT.md section 8),
+ * else by binary search over the function table (the sentinel gives the
+ * end).
  * A pc before the first function, at or after the end pc, or in a gap
  * [entry + size, next entry) belongs to no function.  The size comes from
  * the trailer's FUNCSIZE section, else from where the pcsp table (else
  * pcln, else pcfile, else the first present pcdata table) ends, else the
- * next entry (doc/FORMAT.md section 7).  Costs O(log nfunc), plus one
+ * next entry (doc/FORMAT.md section 7).  Costs O(1) with the index,
+ * O(log nfunc) without, plus one
  * pass over that table for blobs without a trailer.  Fills *F and returns
  * PCLNRT_OK; else PCLNRT_NOTFOUND, or PCLNRT_CORRUPT if the function's
  * record is damaged. */

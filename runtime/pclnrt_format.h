@@ -154,6 +154,32 @@
 #define PCLN_INL_FILE		8
 #define PCLN_INL_LINE		12
 
+/* FUNCINDEX: a constant-time function index, in the spirit of Go 1.5's
+ *   findfunctab.  The text [minpc, maxpc) (minpc = functab[0].entry, maxpc
+ *   = the sentinel) is cut into sub-buckets of 2^shift bytes, 16 to a
+ *   bucket.  Section layout (uint32s in the blob's byte order):
+ *     0   shift    log2 of the sub-bucket size in bytes, 0..PCLN_FIDX_SHIFT_MAX
+ *     4   maxscan  the most forward steps any lookup needs (<= SCAN_LIMIT)
+ *     8   nbucket  ((maxpc - minpc - 1) >> (shift + 4)) + 1
+ *     12  0        reserved
+ *     16  nbucket records of PCLN_FIDX_BUCKET bytes:
+ *           0  uint32 base      function index of the bucket's sub-bucket 0
+ *           4  uint8  delta[16] sub-bucket j starts in function base + delta[j]
+ *   "Starts in" = the last function whose entry is <= the sub-bucket's
+ *   first pc.  A lookup reads one record, then steps forward at most
+ *   maxscan times while functab[i + 1].entry <= pc: it touches one record
+ *   and at most maxscan + 2 functab entries, whatever nfunc is. */
+#define PCLN_SECT_FUNCINDEX	3u
+#define PCLN_FIDX_SHIFT		0
+#define PCLN_FIDX_MAXSCAN	4
+#define PCLN_FIDX_NBUCKET	8
+#define PCLN_FIDX_RESERVED	12
+#define PCLN_FIDX_HDR		16u
+#define PCLN_FIDX_NSUB		16u	/* sub-buckets per bucket */
+#define PCLN_FIDX_BUCKET	20u	/* uint32 base + uint8 delta[16] */
+#define PCLN_FIDX_SHIFT_MAX	40u
+#define PCLN_FIDX_SCAN_LIMIT	32u	/* readers ignore a larger maxscan */
+
 /* pcsp value for "not known here" (pclnld --elf writes it where the CFA
  * is not sp-based): pclnrt_traceback stops (PCLNRT_STOP_NO_SP) unless
  * the CFA-rule pcdata below says where the frame is. */
@@ -172,6 +198,15 @@
 
 /* Limits the encoder and decoder agree on. */
 #define PCLN_VARINT_MAX		5	/* bytes in a uvarint of 32 bits */
+
+/* The decoders below are the inner loops of every lookup and walk: force
+ * them inline (GCC left pclnrt_pcstep out of line in non-PIC objects,
+ * and the call's round trips through memory made walks 3.5x slower). */
+#if defined(__GNUC__)
+#define PCLNRT_INLINE	static inline __attribute__((always_inline))
+#else
+#define PCLNRT_INLINE	static inline
+#endif
 
 /* --- byte-wise loads, explicit byte order --- */
 
@@ -207,7 +242,7 @@ pclnrt_loadptr(const uint8_t *p, unsigned ps, int big)
  * inside the varint) and -2 on overflow (a 5th byte above 0x0f, or a
  * continuation bit on the 5th byte); *P is then left unchanged.
  * The one-byte case, which is most deltas, is the first test. */
-static inline int
+PCLNRT_INLINE int
 pclnrt_uvarint(const uint8_t **p, const uint8_t *end, uint32_t *v)
 {
 	const uint8_t *q = *p;
@@ -236,7 +271,7 @@ pclnrt_uvarint(const uint8_t **p, const uint8_t *end, uint32_t *v)
 	return -2;	/* not reached: shift 28 with b > 0x0f returned */
 }
 
-static inline int32_t
+PCLNRT_INLINE int32_t
 pclnrt_unzigzag(uint32_t u)
 {
 	return (int32_t)((u >> 1) ^ (0u - (u & 1)));
@@ -275,7 +310,7 @@ pclnrt_pcstep_init(struct pclnrt_pcstep *s, const uint8_t *table,
  * -1 for a table that runs off the end of the blob, -2 for a varint that
  * overflows.  Each call consumes at least one byte or returns <= 0, so a
  * loop over it ends within (END - table) calls on any input. */
-static inline int
+PCLNRT_INLINE int
 pclnrt_pcstep(struct pclnrt_pcstep *s)
 {
 	uint32_t uv, pcd;
@@ -292,6 +327,62 @@ pclnrt_pcstep(struct pclnrt_pcstep *s)
 	s->value = (int32_t)((uint32_t)s->value + (uint32_t)pclnrt_unzigzag(uv));
 	s->nextpc = s->pc + (uint64_t)pcd * s->quantum;
 	return 1;
+}
+
+/* --- the function index lookup: the only one in the project ---
+ *
+ * pclnrt_index_ok: is IX, IXLEN a usable FUNCINDEX section header for a
+ * text of [MINPC, MAXPC)?  O(1); a reader ignores an index that is not.
+ *
+ * pclnrt_index_find: IX, a FUNCINDEX section pclnrt_index_ok accepted;
+ * FUNCTAB: the blob's function table of NFUNC entries
+ * plus the sentinel, all inside the blob (the caller checked);
+ * MINPC <= PC < the sentinel.  Store in *I the index of the last function
+ * whose entry is <= PC and return 0, or return -1 if the index cannot
+ * say (a damaged index: the caller falls back to a binary search, and
+ * still checks entry(*I) <= PC < entry(*I + 1)).  At most maxscan
+ * (<= PCLN_FIDX_SCAN_LIMIT) loop steps; no division. */
+static inline int
+pclnrt_index_ok(const uint8_t *ix, uint64_t ixlen, int big, uint64_t minpc,
+    uint64_t maxpc)
+{
+	uint64_t shift, nb;
+
+	if (ix == NULL || ixlen < PCLN_FIDX_HDR || maxpc <= minpc)
+		return 0;
+	shift = pclnrt_load32(ix + PCLN_FIDX_SHIFT, big);
+	nb = pclnrt_load32(ix + PCLN_FIDX_NBUCKET, big);
+	return shift <= PCLN_FIDX_SHIFT_MAX &&
+	    pclnrt_load32(ix + PCLN_FIDX_MAXSCAN, big) <= PCLN_FIDX_SCAN_LIMIT &&
+	    nb == ((maxpc - minpc - 1) >> (shift + 4)) + 1 &&
+	    ixlen == PCLN_FIDX_HDR + PCLN_FIDX_BUCKET * nb;
+}
+
+static inline int
+pclnrt_index_find(const uint8_t *ix, const uint8_t *functab, unsigned ps,
+    int big, uint64_t nfunc, uint64_t minpc, uint64_t pc, uint64_t *i)
+{
+	uint64_t off = pc - minpc, shift, b, k, n, maxscan;
+	const uint8_t *rec;
+
+	shift = pclnrt_load32(ix + PCLN_FIDX_SHIFT, big);
+	maxscan = pclnrt_load32(ix + PCLN_FIDX_MAXSCAN, big);
+	b = off >> (shift + 4);
+	if (b >= pclnrt_load32(ix + PCLN_FIDX_NBUCKET, big))
+		return -1;
+	rec = ix + PCLN_FIDX_HDR + PCLN_FIDX_BUCKET * b;
+	n = (uint64_t)pclnrt_load32(rec, big) +
+	    rec[4 + ((off >> shift) & (PCLN_FIDX_NSUB - 1))];
+	if (n >= nfunc)
+		return -1;
+	/* functab + 2 * ps * (n + 1) is entry n + 1 (the sentinel at most). */
+	for (k = 0; k < maxscan && n + 1 < nfunc; k++) {
+		if (pclnrt_loadptr(functab + 2 * ps * (n + 1), ps, big) > pc)
+			break;
+		n++;
+	}
+	*i = n;
+	return 0;
 }
 
 #endif /* PCLNRT_FORMAT_H */

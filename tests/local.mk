@@ -8,3 +8,4 @@ include $(srcdir)/tests/pclndump.mk
 include $(srcdir)/tests/go.mk
 include $(srcdir)/tests/reliability.mk
 include $(srcdir)/tests/dwarf.mk
+include $(srcdir)/tests/index.mk

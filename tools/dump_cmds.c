@@ -29,6 +29,7 @@ sect_name(uint32_t tag)
 	switch (tag) {
 	case PCLN_SECT_FUNCSIZE:	return "FUNCSIZE";
 	case PCLN_SECT_INLTREE:		return "INLTREE";
+	case PCLN_SECT_FUNCINDEX:	return "FUNCINDEX";
 	default:			return "unknown";
 	}
 }

@@ -1,0 +1,23 @@
+## bench/local.mk -- benchmarks, included by Makefile.am.
+##
+## The programs are built with everything else (so they keep compiling);
+## `make bench` runs bench/run.sh, which is never part of `make check`.
+## It writes its figures to bench-results/ in the build directory;
+## doc/PERFORMANCE.md explains them.
+
+noinst_PROGRAMS += bench/pcln-bench bench/pcln-bench-gen
+bench_pcln_bench_SOURCES = bench/pclnbench.c
+bench_pcln_bench_LDADD = runtime/libpclnrt.la lib/libpcln.la
+bench_pcln_bench_LDFLAGS = -static
+bench_pcln_bench_gen_SOURCES = bench/gen.c
+
+EXTRA_DIST += bench/run.sh doc/PERFORMANCE.md
+
+bench: all
+	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
+	    $(SHELL) $(srcdir)/bench/run.sh
+
+clean-local: clean-bench
+clean-bench:
+	rm -rf bench-results
+.PHONY: bench clean-bench

@@ -1,0 +1,391 @@
+/* pclnbench.c -- pcln's own per-lookup costs on one blob.
+ *
+ * Usage:
+ *   pcln-bench lookups BLOB [NPCS [SEED]]
+ *       time each lookup kind over NPCS (default 1000000) pcs, random and
+ *       sequential (the same pcs sorted), median of 5 passes, in ns per
+ *       pc; enumeration rows per second; time to first lookup.  Prints
+ *       "name value" lines.
+ *   pcln-bench loop BLOB KIND N
+ *       do N lookups of KIND, cycling over 65536 random pcs (for
+ *       callgrind: the difference of two runs with N and 2N is the cost
+ *       of N lookups alone).
+ *   pcln-bench pcs BLOB N [SEED]
+ *       print N random pcs (hex, one a line) inside functions.
+ *
+ * KIND: bsearch, index (pclnrt_findfunc without and with FUNCINDEX),
+ * funcline (index + pclnrt_funcline), pcsp (index + pclnrt_pcsp),
+ * lib-bsearch, lib-index (pcln_find_func), lib-lookup (pcln_lookup).
+ *
+ * "Without FUNCINDEX" is a private copy of the blob whose FUNCINDEX
+ * directory entry is retagged 0xffffffff, a tag every reader ignores, so
+ * both runs read the same bytes in the same places.  Public API only.
+ */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "pcln.h"
+#include "pclnrt.h"
+#include "pclnrt_format.h"
+
+#define NPASS 5
+
+static volatile uint64_t sink;
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "pcln-bench: %s\n", what);
+	exit(1);
+}
+
+static uint8_t *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b;
+	long n = 0;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) <= 0 ||
+	    fseek(f, 0, SEEK_SET) != 0)
+		die("cannot read the blob");
+	if ((b = malloc((size_t)n)) == NULL ||
+	    fread(b, 1, (size_t)n, f) != (size_t)n)
+		die("cannot read the blob");
+	fclose(f);
+	*len = (size_t)n;
+	return b;
+}
+
+/* Retag the FUNCINDEX directory entry of a copy of B; NULL if none. */
+static uint8_t *
+noindex(const uint8_t *b, size_t len)
+{
+	uint8_t *c;
+	uint32_t dir, n, k;
+	int big = b[0] == 0xff;
+	const uint8_t *ft;
+
+	if (len < PCLN_FOOTER_SIZE || memcmp(b + len - 8, PCLN_TRAILER_MAGIC,
+	    8) != 0)
+		return NULL;
+	ft = b + len - PCLN_FOOTER_SIZE;
+	dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
+	n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big);
+	if ((c = malloc(len)) == NULL)
+		die("out of memory");
+	memcpy(c, b, len);
+	for (k = 0; k < n; k++) {
+		uint8_t *d = c + dir + k * PCLN_DIRENT_SIZE;
+		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
+		    PCLN_SECT_FUNCINDEX) {
+			memset(d + PCLN_DIRENT_TAG, 0xff, 4);
+			return c;
+		}
+	}
+	free(c);
+	return NULL;
+}
+
+static uint64_t rs = 1;
+
+static uint64_t
+rnd64(void)
+{
+	rs ^= rs << 13;
+	rs ^= rs >> 7;
+	rs ^= rs << 17;
+	return rs;
+}
+
+/* N pcs, uniform over the text, each inside a function (not a gap). */
+static uint64_t *
+random_pcs(const pclnrt_table *t, size_t n)
+{
+	uint64_t *pcs = malloc(n * sizeof *pcs);
+	size_t i;
+
+	if (pcs == NULL)
+		die("out of memory");
+	for (i = 0; i < n;) {
+		uint64_t pc = t->minpc + rnd64() % (t->maxpc - t->minpc);
+		pclnrt_func f;
+		if (pclnrt_findfunc(t, pc, &f) == PCLNRT_OK)
+			pcs[i++] = pc;
+	}
+	return pcs;
+}
+
+static int
+cmp64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+cmpd(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+enum kind {
+	K_BSEARCH, K_INDEX, K_FUNCLINE, K_PCSP, K_LIB_BSEARCH, K_LIB_INDEX,
+	K_LIB_LOOKUP, K_N
+};
+static const char *const kname[K_N] = {
+	"bsearch", "index", "funcline", "pcsp", "lib-bsearch", "lib-index",
+	"lib-lookup"
+};
+
+struct ctx {
+	pclnrt_table rt, rt_noidx;
+	pcln_table *lt, *lt_noidx;
+};
+
+static void
+run(const struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
+{
+	uint64_t acc = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		pclnrt_func f;
+		const char *path;
+		int32_t v = 0;
+		pcln_loc loc;
+
+		switch (k) {
+		case K_BSEARCH:
+			pclnrt_findfunc(&c->rt_noidx, pcs[i], &f);
+			acc += f.index + (uintptr_t)f.name;
+			break;
+		case K_INDEX:
+			pclnrt_findfunc(&c->rt, pcs[i], &f);
+			acc += f.index + (uintptr_t)f.name;
+			break;
+		case K_FUNCLINE:
+			pclnrt_findfunc(&c->rt, pcs[i], &f);
+			pclnrt_funcline(&f, pcs[i], &path, &v);
+			acc += (uintptr_t)f.name + (uintptr_t)path + (uint32_t)v;
+			break;
+		case K_PCSP:
+			pclnrt_findfunc(&c->rt, pcs[i], &f);
+			pclnrt_pcsp(&f, pcs[i], &v);
+			acc += (uint32_t)v;
+			break;
+		case K_LIB_BSEARCH:
+			acc += (uint64_t)pcln_find_func(c->lt_noidx, pcs[i]);
+			break;
+		case K_LIB_INDEX:
+			acc += (uint64_t)pcln_find_func(c->lt, pcs[i]);
+			break;
+		default:
+			pcln_lookup(c->lt, pcs[i], &loc);
+			acc += (uint64_t)loc.func + (uint32_t)loc.line;
+			break;
+		}
+	}
+	sink += acc;
+}
+
+static double
+median_ns(const struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
+{
+	double d[NPASS];
+	int p;
+
+	for (p = 0; p < NPASS; p++) {
+		double t0 = now();
+		run(c, k, pcs, n);
+		d[p] = (now() - t0) / (double)n;
+	}
+	qsort(d, NPASS, sizeof d[0], cmpd);
+	return d[NPASS / 2];
+}
+
+static void
+open_ctx(struct ctx *c, const uint8_t *b, size_t len, const uint8_t *nb)
+{
+	pcln_err err;
+
+	if (pclnrt_init(&c->rt, b, len) != PCLNRT_EINIT_OK ||
+	    pclnrt_init(&c->rt_noidx, nb, len) != PCLNRT_EINIT_OK)
+		die("pclnrt_init failed");
+	if ((c->lt = pcln_open(b, len, PCLN_OPEN_TRUSTED, &err)) == NULL ||
+	    (c->lt_noidx = pcln_open(nb, len, PCLN_OPEN_TRUSTED, &err)) ==
+	    NULL)
+		die(err.msg);
+}
+
+/* Rows of every table of every function, per second (median). */
+static void
+enumerate(const pcln_table *t)
+{
+	double d[NPASS];
+	uint64_t rows = 0;
+	int p;
+
+	for (p = 0; p < NPASS; p++) {
+		size_t i, n = pcln_nfunc(t);
+		double t0 = now();
+		rows = 0;
+		for (i = 0; i < n; i++) {
+			pcln_func f;
+			uint32_t k;
+			pcln_get_func(t, i, &f);
+			for (k = 0; k < 3 + f.npcdata; k++) {
+				pcln_rowiter it;
+				pcln_row r;
+				if (pcln_rows_begin(&it, t, i, (int)k) != 0)
+					continue;
+				while (pcln_rows_next(&it, &r) == 1)
+					rows++;
+			}
+		}
+		d[p] = now() - t0;
+	}
+	qsort(d, NPASS, sizeof d[0], cmpd);
+	printf("enum_rows %" PRIu64 "\n", rows);
+	printf("enum_rows_per_s %.0f\n", (double)rows / (d[NPASS / 2] / 1e9));
+}
+
+/* open + mmap + pclnrt_init + findfunc + funcline of one pc, from
+ * nothing (page cache warm): median of 5, in ns. */
+static void
+first_lookup(const char *path, uint64_t pc)
+{
+	double d[NPASS];
+	int p;
+
+	for (p = 0; p < NPASS; p++) {
+		double t0 = now();
+		int fd = open(path, O_RDONLY);
+		struct stat st;
+		void *m;
+		pclnrt_table t;
+		pclnrt_func f;
+		const char *file;
+		int32_t line;
+
+		if (fd < 0 || fstat(fd, &st) != 0)
+			die("cannot open the blob");
+		m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+		    0);
+		if (m == MAP_FAILED)
+			die("mmap failed");
+		if (pclnrt_init(&t, m, (size_t)st.st_size) != PCLNRT_EINIT_OK ||
+		    pclnrt_findfunc(&t, pc, &f) != PCLNRT_OK)
+			die("first lookup failed");
+		pclnrt_funcline(&f, pc, &file, &line);
+		d[p] = now() - t0;
+		sink += (uint32_t)line;
+		munmap(m, (size_t)st.st_size);
+		close(fd);
+	}
+	qsort(d, NPASS, sizeof d[0], cmpd);
+	printf("first_lookup_ns %.0f\n", d[NPASS / 2]);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ctx c;
+	uint8_t *b, *nb;
+	size_t len, n;
+	uint64_t *pcs, *seq;
+	int k;
+
+	if (argc < 3)
+		die("usage: pcln-bench lookups|loop|pcs BLOB ...");
+	b = slurp(argv[2], &len);
+	if ((nb = noindex(b, len)) == NULL) {
+		if ((nb = malloc(len)) == NULL)
+			die("out of memory");
+		memcpy(nb, b, len);
+	}
+	open_ctx(&c, b, len, nb);
+	if (c.rt.nfunc == 0)
+		die("no functions");
+	if (strcmp(argv[1], "pcs") == 0) {
+		size_t i;
+		if (argc < 4)
+			die("usage: pcln-bench pcs BLOB N [SEED]");
+		n = strtoul(argv[3], NULL, 10);
+		rs = argc > 4 ? strtoull(argv[4], NULL, 10) | 1 : 1;
+		pcs = random_pcs(&c.rt, n);
+		for (i = 0; i < n; i++)
+			printf("0x%" PRIx64 "\n", pcs[i]);
+		return fflush(stdout) != 0;
+	}
+	if (strcmp(argv[1], "loop") == 0) {
+		if (argc != 5)
+			die("usage: pcln-bench loop BLOB KIND N");
+		for (k = 0; k < K_N && strcmp(argv[3], kname[k]) != 0; k++)
+			;
+		if (k == K_N)
+			die("unknown KIND");
+		/* The same 65536 pcs whatever N, so that the difference of
+		 * two runs is lookups only. */
+		n = strtoul(argv[4], NULL, 10);
+		pcs = random_pcs(&c.rt, 65536);
+		while (n > 0) {
+			size_t m = n < 65536 ? n : 65536;
+			run(&c, (enum kind)k, pcs, m);
+			n -= m;
+		}
+		return 0;
+	}
+	if (strcmp(argv[1], "lookups") != 0)
+		die("unknown command");
+	n = argc > 3 ? strtoul(argv[3], NULL, 10) : 1000000;
+	rs = argc > 4 ? strtoull(argv[4], NULL, 10) | 1 : 1;
+	pcs = random_pcs(&c.rt, n);
+	if ((seq = malloc(n * sizeof *seq)) == NULL)
+		die("out of memory");
+	memcpy(seq, pcs, n * sizeof *seq);
+	qsort(seq, n, sizeof *seq, cmp64);
+	printf("nfunc %" PRIu64 "\n", c.rt.nfunc);
+	printf("blob_bytes %zu\n", len);
+	printf("has_index %d\n", c.rt.findex != NULL);
+	printf("index_bytes %" PRIu64 "\n", c.rt.findexlen);
+	if (c.rt.findex != NULL)
+		printf("index_maxscan %" PRIu32 "\nindex_shift %" PRIu32 "\n",
+		    pclnrt_load32(c.rt.findex + PCLN_FIDX_MAXSCAN, c.rt.big),
+		    pclnrt_load32(c.rt.findex + PCLN_FIDX_SHIFT, c.rt.big));
+	for (k = 0; k < K_N; k++) {
+		run(&c, (enum kind)k, pcs, n < 10000 ? n : 10000);  /* warm */
+		printf("%s_random_ns %.1f\n", kname[k],
+		    median_ns(&c, (enum kind)k, pcs, n));
+		printf("%s_seq_ns %.1f\n", kname[k],
+		    median_ns(&c, (enum kind)k, seq, n));
+	}
+	enumerate(c.lt);
+	first_lookup(argv[2], pcs[0]);
+	pcln_close(c.lt);
+	pcln_close(c.lt_noidx);
+	free(pcs);
+	free(seq);
+	free(b);
+	free(nb);
+	return 0;
+}

@@ -1,0 +1,150 @@
+#!/bin/sh
+# bench/run.sh -- pcln's benchmarks (doc/PERFORMANCE.md explains them).
+#
+# Run by `make bench` in a build directory (never by `make check`):
+#   top_builddir=BUILD top_srcdir=SRC sh bench/run.sh
+# Results: BUILD/bench-results/results.txt ("name value" lines) and the
+# inputs it made (real program, blobs, pcs).  Takes ~20 minutes, plus 4
+# to build the real program the first time.
+#
+# Environment: BENCH_SIZES (default "10000 100000 1000000") synthetic
+# table sizes; BENCH_NPCS (default 1000000) pcs per measurement;
+# BENCH_RUNS (default 5) whole-process runs per median; BENCH_PEER_NPCS
+# (default 10000) pcs for the whole-process comparison with binutils,
+# elfutils and llvm (on gmock_all_test binutils takes ~0.8 ms a pc and
+# eu-addr2line over 2.8 ms, so 1M pcs would take hours; pclndump is also
+# timed on NPCS); BENCH_PARTS (default "real synth") which parts to run.
+set -eu
+
+B=${top_builddir:-$(pwd)}
+S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+OUT=$B/bench-results
+SIZES=${BENCH_SIZES:-10000 100000 1000000}
+NPCS=${BENCH_NPCS:-1000000}
+PNPCS=${BENCH_PEER_NPCS:-10000}
+RUNS=${BENCH_RUNS:-5}
+PARTS=${BENCH_PARTS:-real synth}
+BENCH=$B/bench/pcln-bench
+GEN=$B/bench/pcln-bench-gen
+PCLNLD=$B/tools/pclnld
+DUMP=$B/tools/pclndump
+mkdir -p "$OUT"
+R=$OUT/results.txt
+: > "$R"
+
+say() { echo "$*" | tee -a "$R"; }
+
+# Peers: binutils addr2line, elfutils eu-addr2line, llvm-symbolizer.
+need=
+command -v addr2line >/dev/null 2>&1 || need="$need binutils"
+command -v eu-addr2line >/dev/null 2>&1 || need="$need elfutils"
+command -v llvm-symbolizer >/dev/null 2>&1 || need="$need llvm"
+command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
+command -v g++ >/dev/null 2>&1 || need="$need g++"
+[ -d /usr/src/googletest ] || need="$need googletest"
+if [ -n "$need" ]; then
+	echo "run.sh: installing$need" >&2
+	apt-get update -qq && apt-get install -y -qq $need >/dev/null
+fi
+
+# Median of RUNS wall-clock times (s) of a command (stdin from $1).
+median_time() {
+	in=$1; shift
+	i=0; : > "$OUT/times"
+	while [ $i -lt "$RUNS" ]; do
+		t0=$(date +%s.%N)
+		"$@" < "$in" > /dev/null
+		t1=$(date +%s.%N)
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' \
+		    >> "$OUT/times"
+		i=$((i + 1))
+	done
+	sort -g "$OUT/times" | sed -n "$(( (RUNS + 1) / 2 ))p"
+}
+
+# Instructions per call of pcln-bench loop KIND on BLOB (callgrind,
+# difference of 100000 and 200000 lookups).
+ir_per() {
+	a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+	    "$BENCH" loop "$1" "$2" 100000 2>&1 | sed -n 's/.*Collected : //p')
+	b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+	    "$BENCH" loop "$1" "$2" 200000 2>&1 | sed -n 's/.*Collected : //p')
+	awk -v a="$a" -v b="$b" 'BEGIN { printf "%d\n", (b - a) / 100000 }'
+}
+
+lookups() {	# NAME BLOB
+	"$BENCH" lookups "$2" "$NPCS" | sed "s/^/$1 /" | tee -a "$R"
+	for k in bsearch index funcline pcsp lib-index; do
+		say "$1 ${k}_ir $(ir_per "$2" "$k")"
+	done
+}
+
+say "machine $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
+say "kernel $(uname -r); cc $(${CC:-cc} --version | head -1)"
+say "load $(cut -d' ' -f1-3 /proc/loadavg)"
+
+case " $PARTS " in *" real "*) ;; *) REALPART=no ;; esac
+if [ "${REALPART:-yes}" = yes ]; then
+# --- the real program: googletest+googlemock's gmock_all_test, -O2 -g ---
+G=/usr/src/googletest
+REAL=$OUT/gmock_all_test
+if [ ! -x "$REAL" ]; then
+	echo "run.sh: building $REAL (g++ -O2 -g, a few minutes)" >&2
+	g++ -O2 -g -pthread -I$G/googletest/include -I$G/googletest \
+	    -I$G/googlemock/include -I$G/googlemock \
+	    $G/googletest/src/gtest-all.cc $G/googlemock/src/gmock-all.cc \
+	    $G/googlemock/test/gmock_all_test.cc -o "$REAL"
+fi
+say "real_program gmock_all_test $(stat -c %s "$REAL") bytes"
+/usr/bin/time -f "%e %M" -o "$OUT/ld.time" "$PCLNLD" -o "$OUT/real.blob" \
+    --elf "$REAL"
+say "real pclnld_s $(cut -d' ' -f1 "$OUT/ld.time")"
+say "real pclnld_peak_kb $(cut -d' ' -f2 "$OUT/ld.time")"
+for sec in .debug_line .eh_frame .eh_frame_hdr .debug_info .text; do
+	sz=$(readelf -SW "$REAL" | sed -n 's/^ *\[ *[0-9]*\] //p' |
+	    awk -v s="$sec" '$1 == s { print $5 }')
+	say "real section$sec $(printf %d "0x${sz:-0}")"
+done
+say "real blob_file_bytes $(stat -c %s "$OUT/real.blob")"
+lookups real "$OUT/real.blob"
+
+# Whole process: NPCS random pcs, pclndump addr2line vs the peers.
+"$BENCH" pcs "$OUT/real.blob" "$NPCS" 7 > "$OUT/real.pcs"
+head -1 "$OUT/real.pcs" > "$OUT/one.pc"
+head -"$PNPCS" "$OUT/real.pcs" > "$OUT/peer.pcs"
+for t in pcln binutils elfutils llvm; do
+	case $t in
+	pcln)     set -- "$DUMP" addr2line -e "$OUT/real.blob" -f ;;
+	binutils) set -- addr2line -e "$REAL" -f ;;
+	elfutils) set -- eu-addr2line -e "$REAL" -f ;;
+	llvm)     set -- llvm-symbolizer --obj="$REAL" --no-inlines --no-demangle ;;
+	esac
+	say "real a2l_first_s $t $(median_time "$OUT/one.pc" "$@")"
+	say "real a2l_${PNPCS}_s $t $(median_time "$OUT/peer.pcs" "$@")"
+	if [ $t = pcln ]; then
+		say "real a2l_${NPCS}_s $t $(median_time "$OUT/real.pcs" "$@")"
+	fi
+done
+# Agreement on the first 1000 pcs (function names and file:line).
+head -1000 "$OUT/real.pcs" > "$OUT/k.pcs"
+"$DUMP" addr2line -e "$OUT/real.blob" -f < "$OUT/k.pcs" > "$OUT/k.pcln"
+addr2line -e "$REAL" -f < "$OUT/k.pcs" > "$OUT/k.binutils"
+say "real a2l_differing_lines $(diff "$OUT/k.pcln" "$OUT/k.binutils" | grep -c '^<' || true) of $(wc -l < "$OUT/k.pcln")"
+
+fi
+
+# --- synthetic tables ---
+case " $PARTS " in *" synth "*) ;; *) SIZES= ;; esac
+for n in $SIZES; do
+	"$GEN" "$n" > "$OUT/s$n.pcln"
+	/usr/bin/time -f "%e %M" -o "$OUT/ld.time" "$PCLNLD" \
+	    -o "$OUT/s$n.blob" "$OUT/s$n.pcln"
+	say "s$n desc_bytes $(stat -c %s "$OUT/s$n.pcln")"
+	say "s$n pclnld_s $(cut -d' ' -f1 "$OUT/ld.time")"
+	say "s$n pclnld_peak_kb $(cut -d' ' -f2 "$OUT/ld.time")"
+	rm -f "$OUT/s$n.pcln"
+	lookups "s$n" "$OUT/s$n.blob"
+	"$BENCH" pcs "$OUT/s$n.blob" 1 3 > "$OUT/one.pc"
+	say "s$n a2l_first_s $(median_time "$OUT/one.pc" "$DUMP" addr2line -e "$OUT/s$n.blob" -f)"
+done
+echo "run.sh: results in $R" >&2
