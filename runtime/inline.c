@@ -5,61 +5,7 @@
  * is bounded by the blob and every walk by the function's record count.
  */
 #include "pclnrt.h"
-
-static int
-fits(size_t len, uint64_t off, uint64_t n)
-{
-	return off <= len && n <= len - off;
-}
-
-/* The name at blob offset OFF, or NULL if it does not end in the blob. */
-static const char *
-cstring(const pclnrt_table *t, uint64_t off)
-{
-	uint64_t i;
-
-	if (off == 0 || off >= t->len)
-		return NULL;
-	for (i = off; i < t->len; i++)
-		if (t->blob[i] == 0)
-			return (const char *)(t->blob + off);
-	return NULL;
-}
-
-/* Find the INLTREE section of T: 1 with *OFF and *SIZE, 0 if there is
- * none, -1 if the trailer cannot be right. */
-static int
-find_inltree(const pclnrt_table *t, uint64_t *off, uint64_t *size)
-{
-	static const char magic[] = PCLN_TRAILER_MAGIC;
-	const uint8_t *b = t->blob, *ft;
-	uint64_t dir, n, i;
-	unsigned k;
-
-	if (t->len < PCLN_FOOTER_SIZE)
-		return 0;
-	ft = b + t->len - PCLN_FOOTER_SIZE;
-	for (k = 0; k < 8; k++)
-		if (ft[PCLN_FOOTER_MAGIC + k] != (uint8_t)magic[k])
-			return 0;
-	if (pclnrt_load32(ft + PCLN_FOOTER_VERSION, t->big) !=
-	    PCLN_TRAILER_VERSION)
-		return 0;
-	dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, t->big);
-	n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, t->big);
-	if (!fits(t->len - PCLN_FOOTER_SIZE, dir, n * PCLN_DIRENT_SIZE))
-		return -1;
-	for (i = 0; i < n; i++) {
-		const uint8_t *d = b + dir + i * PCLN_DIRENT_SIZE;
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, t->big) !=
-		    PCLN_SECT_INLTREE)
-			continue;
-		*off = pclnrt_load32(d + PCLN_DIRENT_OFF, t->big);
-		*size = pclnrt_load32(d + PCLN_DIRENT_SIZEF, t->big);
-		return fits(dir, *off, *size) ? 1 : -1;
-	}
-	return 0;
-}
+#include "rt_private.h"
 
 int
 pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
@@ -76,8 +22,10 @@ pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
 		return PCLNRT_OK;
 	if (rc != PCLNRT_OK)
 		return rc;
-	if ((rc = find_inltree(t, &off, &size)) <= 0)
-		return rc == 0 ? PCLNRT_OK : PCLNRT_CORRUPT;
+	if (t->inltree == NULL)
+		return PCLNRT_OK;	/* pcdata 2 is the producer's own */
+	off = (uint64_t)(t->inltree - t->blob);
+	size = t->inltreelen;
 	head = 4 * (t->nfunc + 1);
 	if (size < head || f->index >= t->nfunc)
 		return PCLNRT_CORRUPT;
@@ -96,8 +44,8 @@ pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
 		if ((uint64_t)idx >= s1 - s0)
 			return PCLNRT_CORRUPT;
 		r = t->blob + base + PCLN_INL_SIZE * (s0 + (uint64_t)idx);
-		calls[*n].name = cstring(t, pclnrt_load32(r + PCLN_INL_NAME,
-		    t->big));
+		calls[*n].name = pclnrt_cstring_(t,
+		    pclnrt_load32(r + PCLN_INL_NAME, t->big));
 		calls[*n].file = pclnrt_filename(t,
 		    (int32_t)pclnrt_load32(r + PCLN_INL_FILE, t->big));
 		calls[*n].line = (int32_t)pclnrt_load32(r + PCLN_INL_LINE,

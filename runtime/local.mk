@@ -10,6 +10,6 @@ pclnrt_sources = runtime/pclnrt_format.h runtime/pclnrt.h \
 	runtime/checksum.c runtime/inline.c
 
 noinst_LTLIBRARIES += runtime/libpclnrt.la
-runtime_libpclnrt_la_SOURCES = $(pclnrt_sources)
+runtime_libpclnrt_la_SOURCES = runtime/rt_private.h $(pclnrt_sources)
 runtime_libpclnrt_la_CFLAGS = $(AM_CFLAGS) -ffreestanding -fno-builtin \
 	-fno-stack-protector

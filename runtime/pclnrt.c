@@ -8,6 +8,7 @@
  * targets it would call a libgcc helper (__udivdi3, __aeabi_uldivmod).
  */
 #include "pclnrt.h"
+#include "rt_private.h"
 #include "pclnrt_format.h"
 
 #define INIT_MSG_(code, val, msg) case code: return msg;
@@ -22,27 +23,6 @@ pclnrt_init_strerror(int code)
 	}
 }
 
-/* True if [OFF, OFF + N) lies inside a blob of LEN bytes. */
-static int
-fits(size_t len, uint64_t off, uint64_t n)
-{
-	return off <= len && n <= len - off;
-}
-
-/* The NUL-terminated string at OFF, or NULL if it does not end in the
- * blob.  Costs one pass over the string. */
-static const char *
-cstring(const pclnrt_table *t, uint64_t off)
-{
-	uint64_t i;
-
-	if (off == 0 || off >= t->len)
-		return NULL;
-	for (i = off; i < t->len; i++)
-		if (t->blob[i] == 0)
-			return (const char *)(t->blob + off);
-	return NULL;
-}
 
 static uint64_t
 ftab_entry(const pclnrt_table *t, uint64_t i)
@@ -53,13 +33,14 @@ ftab_entry(const pclnrt_table *t, uint64_t i)
 
 /* Parse the trailer if the blob ends in one.  Return 0 with *GO12 (the
  * Go 1.2 part's length), *FS and *FSLEN (the FUNCSIZE section, if any)
- * and *FI and *FILEN (the FUNCINDEX section, if any) set, or -1 if the
+ * *FI and *FILEN (the FUNCINDEX section, if any) and *IL and *ILLEN (the
+ * INLTREE section, if any) set, or -1 if the
  * footer, directory or section cannot be right.  A trailer of an unknown
  * version is ignored, as if absent. */
 static int
 trailer(const uint8_t *b, size_t len, int big, size_t *go12,
     const uint8_t **fs, uint64_t *fslen, const uint8_t **fi,
-    uint64_t *filen)
+    uint64_t *filen, const uint8_t **il, uint64_t *illen)
 {
 	static const char magic[] = PCLN_TRAILER_MAGIC;
 	const uint8_t *ft;
@@ -71,6 +52,8 @@ trailer(const uint8_t *b, size_t len, int big, size_t *go12,
 	*fslen = 0;
 	*fi = NULL;
 	*filen = 0;
+	*il = NULL;
+	*illen = 0;
 	if (len < PCLN_FOOTER_SIZE)
 		return 0;
 	ft = b + len - PCLN_FOOTER_SIZE;
@@ -84,14 +67,14 @@ trailer(const uint8_t *b, size_t len, int big, size_t *go12,
 	dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
 	n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big);
 	if (g > dir || dir % PCLN_SECT_ALIGN != 0 ||
-	    !fits(len - PCLN_FOOTER_SIZE, dir, n * PCLN_DIRENT_SIZE))
+	    !pclnrt_fits_(len - PCLN_FOOTER_SIZE, dir, n * PCLN_DIRENT_SIZE))
 		return -1;
 	for (i = 0; i < n; i++) {
 		const uint8_t *d = b + dir + i * PCLN_DIRENT_SIZE;
 		uint64_t off = pclnrt_load32(d + PCLN_DIRENT_OFF, big);
 		uint64_t sz = pclnrt_load32(d + PCLN_DIRENT_SIZEF, big);
 
-		if (off < g || !fits(dir, off, sz))
+		if (off < g || !pclnrt_fits_(dir, off, sz))
 			return -1;
 		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
 		    PCLN_SECT_FUNCSIZE) {
@@ -103,6 +86,11 @@ trailer(const uint8_t *b, size_t len, int big, size_t *go12,
 			*fi = b + off;
 			*filen = sz;
 		}
+		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
+		    PCLN_SECT_INLTREE) {
+			*il = b + off;
+			*illen = sz;
+		}
 	}
 	*go12 = (size_t)g;
 	return 0;
@@ -112,8 +100,8 @@ int
 pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 {
 	const uint8_t *b = blob;
-	const uint8_t *fs, *fi;
-	uint64_t ps, nfunc, fslen, filen, ft, ns;
+	const uint8_t *fs, *fi, *il;
+	uint64_t ps, nfunc, fslen, filen, illen, ft, ns;
 	size_t go12;
 	int big;
 
@@ -127,6 +115,8 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->ptrsize = t->quantum = t->big = 0;
 	t->findex = NULL;
 	t->findexlen = 0;
+	t->inltree = NULL;
+	t->inltreelen = 0;
 	if (b == NULL || len < 8)
 		return PCLNRT_EINIT_SHORT;
 	if (pclnrt_load32(b, 1) == PCLN_GO12_MAGIC)
@@ -142,7 +132,8 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 		return PCLNRT_EINIT_HEADER;
 	if (len < PCLN_HDR_END(ps, 0))
 		return PCLNRT_EINIT_SHORT;
-	if (trailer(b, len, big, &go12, &fs, &fslen, &fi, &filen) != 0)
+	if (trailer(b, len, big, &go12, &fs, &fslen, &fi, &filen, &il,
+	    &illen) != 0)
 		return PCLNRT_EINIT_TRAILER;
 	nfunc = pclnrt_loadptr(b + PCLN_HDR_NFUNC, (unsigned)ps, big);
 	/* The functab, sentinel and file-table offset fit in the Go 1.2
@@ -166,9 +157,9 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	ft = pclnrt_load32(b + PCLN_FILETABOFF_OFF(ps, nfunc), big);
 	ns = 0;
 	if (ft != 0) {
-		if (ft % 4 != 0 || !fits(len, ft, 4) ||
+		if (ft % 4 != 0 || !pclnrt_fits_(len, ft, 4) ||
 		    (ns = pclnrt_load32(b + ft, big)) == 0 ||
-		    !fits(len, ft, 4 * ns)) {
+		    !pclnrt_fits_(len, ft, 4 * ns)) {
 			t->nfunc = 0;
 			return PCLNRT_EINIT_FILETAB;
 		}
@@ -176,6 +167,8 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->filetab = (uint32_t)ft;
 	t->nslots = (uint32_t)ns;
 	t->funcsize = fs;
+	t->inltree = il;
+	t->inltreelen = illen;
 	/* An index whose header does not fit the text is ignored: lookups
 	 * then binary-search. */
 	if (nfunc > 0 && pclnrt_index_ok(fi, filen, big, t->minpc,
@@ -201,7 +194,7 @@ tab_off(const pclnrt_func *f, uint64_t table, int *bad)
 		slot = PCLN_FUNC_PCDATA(ps, table - PCLN_TAB_PCDATA(0));
 	else
 		return 0;
-	if (!fits(t->len, f->funcoff + slot, 4)) {
+	if (!pclnrt_fits_(t->len, f->funcoff + slot, 4)) {
 		*bad = 1;
 		return 0;
 	}
@@ -262,7 +255,7 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 		return PCLNRT_CORRUPT;	/* an unsorted function table */
 	funcoff = pclnrt_loadptr(t->blob + PCLN_FTAB_FUNCOFF(ps, lo),
 	    (unsigned)ps, t->big);
-	if (!fits(t->len, funcoff, PCLN_FUNC_SIZE(ps)))
+	if (!pclnrt_fits_(t->len, funcoff, PCLN_FUNC_SIZE(ps)))
 		return PCLNRT_CORRUPT;
 	rec = t->blob + funcoff;
 	if (pclnrt_loadptr(rec + PCLN_FUNC_ENTRY, (unsigned)ps, t->big) !=
@@ -298,7 +291,7 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 		return PCLNRT_CORRUPT;
 	if (pc >= end)
 		return PCLNRT_NOTFOUND;	/* a gap between functions */
-	f->name = cstring(t, pclnrt_load32(rec + PCLN_FUNC_NAMEOFF(ps),
+	f->name = pclnrt_cstring_(t, pclnrt_load32(rec + PCLN_FUNC_NAMEOFF(ps),
 	    t->big));
 	f->entry = entry;
 	f->end = end;
@@ -374,7 +367,7 @@ pclnrt_funcdata(const pclnrt_func *f, uint32_t index, uint64_t *value)
 		return PCLNRT_NOTFOUND;
 	off = f->funcoff + PCLN_FUNC_FUNCDATA(ps, (uint64_t)f->npcdata,
 	    (uint64_t)index);
-	if (!fits(t->len, off, ps))
+	if (!pclnrt_fits_(t->len, off, ps))
 		return PCLNRT_CORRUPT;
 	*value = pclnrt_loadptr(t->blob + off, (unsigned)ps, t->big);
 	return PCLNRT_OK;
@@ -386,7 +379,7 @@ pclnrt_filename(const pclnrt_table *t, int32_t fileno)
 	if (fileno < 1 || (uint32_t)fileno >= t->nslots)
 		return NULL;
 	/* pclnrt_init checked that all nslots slots fit. */
-	return cstring(t, pclnrt_load32(t->blob + t->filetab +
+	return pclnrt_cstring_(t, pclnrt_load32(t->blob + t->filetab +
 	    4 * (uint64_t)fileno, t->big));
 }
 

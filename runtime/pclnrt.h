@@ -77,6 +77,8 @@ typedef struct pclnrt_table {
 	const uint8_t *findex;		/* FUNCINDEX section, or NULL if
 					 * absent or its header is bad */
 	uint64_t findexlen;
+	const uint8_t *inltree;		/* INLTREE section, or NULL */
+	uint64_t inltreelen;
 } pclnrt_table;
 
 /* Open BLOB[0..LEN) in *T without copying it: BLOB must stay valid and
