@@ -268,6 +268,14 @@ typedef struct pcln_info {
 
 void pcln_get_info(const pcln_table *t, pcln_info *info);
 
+/* The trailer's directory: the number of entries (0 without a trailer),
+ * and entry I's TAG, OFFSET and SIZE (doc/FORMAT.md section 8; tags a
+ * reader does not know are listed too).  pcln_get_section returns 0, or
+ * -1 if I is out of range. */
+size_t pcln_nsections(const pcln_table *t);
+int pcln_get_section(const pcln_table *t, size_t i, uint32_t *tag,
+    uint32_t *off, uint32_t *size);
+
 typedef struct pcln_func {
 	size_t index;
 	uint64_t entry;

@@ -25,6 +25,8 @@ struct pcln_table {
 	int has_trailer;
 	uint32_t trailer_version;
 	uint64_t checksum;
+	uint64_t dir;		/* trailer directory offset */
+	uint64_t nsect;		/* its entries that lie in the blob */
 	int64_t funcsize;	/* offset of FUNCSIZE, -1 if none */
 	const uint8_t *findex;	/* FUNCINDEX section, NULL if none/unusable */
 };
@@ -174,8 +176,10 @@ parse(pcln_table *t, pcln_err *err)
 			t->trailer_version = r32(t, foot);
 			t->checksum = pclnrt_load64(b + foot +
 			    PCLN_FOOTER_CHECKSUM, 1);
+			t->dir = dir;
 			for (k = 0; k < ns2 && dir <= foot &&
 			    k < (foot - dir) / PCLN_DIRENT_SIZE; k++) {
+				t->nsect = k + 1;
 				uint64_t de = dir + k * PCLN_DIRENT_SIZE;
 				if (r32(t, de) == PCLN_SECT_FUNCSIZE)
 					t->funcsize = r32(t, de + 4);
@@ -254,6 +258,27 @@ pcln_get_info(const pcln_table *t, pcln_info *info)
 	info->trailer_version = t->trailer_version;
 	info->checksum = t->checksum;
 	info->filetab_off = t->filetab;
+}
+
+size_t
+pcln_nsections(const pcln_table *t)
+{
+	return (size_t)t->nsect;
+}
+
+int
+pcln_get_section(const pcln_table *t, size_t i, uint32_t *tag,
+    uint32_t *off, uint32_t *size)
+{
+	uint64_t de;
+
+	if (i >= t->nsect)
+		return -1;
+	de = t->dir + i * PCLN_DIRENT_SIZE;
+	*tag = r32(t, de + PCLN_DIRENT_TAG);
+	*off = r32(t, de + PCLN_DIRENT_OFF);
+	*size = r32(t, de + PCLN_DIRENT_SIZEF);
+	return 0;
 }
 
 size_t

@@ -634,6 +634,17 @@ START_TEST(test_sample_api)
 	ck_assert_int_eq(info.has_trailer, 1);
 	ck_assert_uint_eq(info.trailer_version, 1);
 	ck_assert_uint_lt(info.go12size, len);
+	{
+		/* The trailer directory: FUNCSIZE, one uint32 per function,
+		 * after the Go 1.2 part. */
+		uint32_t tag, off, size;
+		ck_assert_uint_eq(pcln_nsections(t), 1);
+		ck_assert_int_eq(pcln_get_section(t, 0, &tag, &off, &size), 0);
+		ck_assert_uint_eq(tag, PCLN_SECT_FUNCSIZE);
+		ck_assert_uint_eq(size, 4 * SAMPLE_NFUNC);
+		ck_assert_uint_ge(off, info.go12size);
+		ck_assert_int_eq(pcln_get_section(t, 1, &tag, &off, &size), -1);
+	}
 	ck_assert_str_eq(pcln_file_name(t, 1), "/src/main.c");
 	ck_assert_str_eq(pcln_file_name(t, 3), "util.h");
 	ck_assert_ptr_null(pcln_file_name(t, 0));

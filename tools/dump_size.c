@@ -79,26 +79,14 @@ void
 dump_trailer_entry(const dump_input *in, uint32_t i, uint32_t *tag, uint32_t *off,
     uint32_t *size)
 {
-	int big = in->info.target.bigendian;
-	const uint8_t *foot = in->blob + in->len - PCLN_FOOTER_SIZE;
-	const uint8_t *e = in->blob +
-	    pclnrt_load32(foot + PCLN_FOOTER_DIROFF, big) +
-	    (size_t)i * PCLN_DIRENT_SIZE;
-
-	*tag = pclnrt_load32(e + PCLN_DIRENT_TAG, big);
-	*off = pclnrt_load32(e + PCLN_DIRENT_OFF, big);
-	*size = pclnrt_load32(e + PCLN_DIRENT_SIZEF, big);
+	if (pcln_get_section(in->t, i, tag, off, size) < 0)
+		*tag = *off = *size = 0;
 }
 
 uint32_t
 dump_trailer_nsect(const dump_input *in)
 {
-	const uint8_t *foot = in->blob + in->len - PCLN_FOOTER_SIZE;
-
-	if (!in->info.has_trailer)
-		return 0;
-	return pclnrt_load32(foot + PCLN_FOOTER_NSECT,
-	    in->info.target.bigendian);
+	return (uint32_t)pcln_nsections(in->t);
 }
 
 /* Encoded length of the pc-value table at OFF, through its final 0. */
