@@ -71,6 +71,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pclnrt_frame frames[16];
 	pclnrt_stopinfo stop;
 	pclnrt_walk w;
+	pclnrt_pccache cache;
 	struct stack st;
 	uint64_t pc, span;
 	int i;
@@ -101,6 +102,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	st.len = size < 256 ? size : 256;
 	st.p = blob + size - st.len;
 	st.base = 0x7f0000;
+	memset(&w, 0, sizeof w);
+	pclnrt_pccache_init(&cache);
+	w.cache = size & 4 ? &cache : NULL;
 	w.modules = &reg;
 	w.ptrsize = mod.table.ptrsize;
 	w.bigendian = mod.table.big;

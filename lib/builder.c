@@ -11,7 +11,8 @@
  *   [ | pad to 8 | FUNCSIZE section | pad to 8 | INLTREE section (if any
  *     function has inlined calls) | pad to 8 | FUNCINDEX section (from
  *     PCLN_INDEX_MIN_FUNCS functions, or as the flags say) | pad to 8
- *     | directory
+ *     | PCCKPT section (if a table has more rows than the stride)
+ *     | pad to 8 | directory
  *     | 32-byte footer ]                          <- unless PCLN_WRITE_GO12
  *
  * Memory: one record per function (about 100 bytes), one growing array of
@@ -65,6 +66,7 @@ struct pcln_builder {
 	pcln_build_stats stats;		/* of the last successful write */
 	pcln_func_layout *layout;	/* [nlayout], by handle */
 	size_t nlayout;
+	unsigned ckstride;		/* checkpoint stride, 0: none */
 };
 
 /* A growing byte buffer. */
@@ -123,6 +125,7 @@ pcln_builder_new(const pcln_target *t, pcln_err *err)
 	}
 	b->t = *t;
 	b->t.bigendian = t->bigendian != 0;
+	b->ckstride = PCLN_CKPT_DEFAULT;
 	pclni_pool_init(&b->names);
 	pclni_pool_init(&b->files);
 	return b;
@@ -461,6 +464,21 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 }
 
 int
+pcln_builder_set_checkpoints(pcln_builder *b, unsigned stride, pcln_err *err)
+{
+	pclni_clearerr(err);
+	if (b == NULL)
+		return pclni_seterr(err, PCLN_EINVAL, -1,
+		    "set checkpoints: NULL builder");
+	if (stride > PCLN_CKPT_STRIDE_MAX)
+		return pclni_seterr(err, PCLN_EINVAL, -1, "set checkpoints: "
+		    "stride %u, expected 0 (none) to %u", stride,
+		    PCLN_CKPT_STRIDE_MAX);
+	b->ckstride = stride;
+	return 0;
+}
+
+int
 pcln_builder_set_funcdata(pcln_builder *b, long f, unsigned idx,
     uint64_t value, pcln_err *err)
 {
@@ -585,9 +603,70 @@ struct wstate {
 	size_t *tabbase;	/* [nf] index of a function's first table */
 	struct pclni_pool tabs;
 	struct bbuf scratch;
+	struct ckinfo *ck;	/* per table pool item: its checkpoints */
+	size_t ckcap;
+	struct bbuf ckent;	/* checkpoint entries, in the blob's order */
 	pcln_func_layout *layout;
 	uint8_t *buf;
 };
+
+/* The checkpoints of one distinct table (PCCKPT). */
+struct ckinfo {
+	uint32_t first;		/* byte offset of its first entry */
+	uint32_t count;		/* 0: none (at most STRIDE rows) */
+	uint16_t form;		/* PCLN_CKPT_NARROW or _WIDE */
+};
+
+/* Append to W->ckent the checkpoints of the table T[0..LEN) of ROWS rows
+ * (one after every STRIDE rows but the last) and describe them in *CI.
+ * The pc offsets come from the bytes alone (the table covers exactly its
+ * function), so equal tables get equal checkpoints.  Narrow entries if
+ * every pc and byte offset fits 16 bits. */
+static int
+ckpt_table(struct wstate *w, const uint8_t *t, size_t len, size_t rows,
+    unsigned q, unsigned stride, int big, struct ckinfo *ci)
+{
+	struct pclnrt_pcstep s;
+	size_t r = 0, esz;
+	uint64_t span = 0;
+	int rc;
+
+	memset(ci, 0, sizeof *ci);
+	if (stride == 0 || rows <= stride)
+		return 0;
+	/* The table's pc span is its function's size. */
+	pclnrt_pcstep_init(&s, t, t + len, 0, q);
+	while ((rc = pclnrt_pcstep(&s)) == 1)
+		span = s.nextpc;
+	ci->count = (uint32_t)((rows - 1) / stride);
+	ci->form = span <= 0x10000 && len <= 0x10000 ? PCLN_CKPT_NARROW :
+	    PCLN_CKPT_WIDE;
+	esz = ci->form == PCLN_CKPT_NARROW ? PCLN_CKPT_NARROW_SIZE :
+	    PCLN_CKPT_WIDE_SIZE;
+	if (w->ckent.len > INT32_MAX - (size_t)ci->count * esz)
+		return -2;
+	ci->first = (uint32_t)w->ckent.len;
+	if (bbuf_reserve(&w->ckent, (size_t)ci->count * esz) != 0)
+		return -1;
+	pclnrt_pcstep_init(&s, t, t + len, 0, q);
+	while ((rc = pclnrt_pcstep(&s)) == 1) {
+		uint8_t *e = w->ckent.p + w->ckent.len;
+		uint32_t bo = (uint32_t)(s.p - t);
+		if (++r % stride != 0 || r >= rows)
+			continue;
+		if (ci->form == PCLN_CKPT_NARROW) {
+			pclni_store16(e, (uint32_t)s.nextpc, big);
+			pclni_store16(e + 2, bo, big);
+			pclni_store32(e + 4, (uint32_t)s.value, big);
+		} else {
+			pclni_store32(e, (uint32_t)s.nextpc, big);
+			pclni_store32(e + 4, bo, big);
+			pclni_store32(e + 8, (uint32_t)s.value, big);
+		}
+		w->ckent.len += esz;
+	}
+	return w->ckent.len == ci->first + (size_t)ci->count * esz ? 0 : -3;
+}
 
 /* FUNCINDEX (runtime/pclnrt_format.h): the builder aims for lookups of
  * at most FIDX_SCAN_GOAL forward steps (so a lookup reads one 20-byte
@@ -685,6 +764,8 @@ wstate_free(struct wstate *w)
 	free(w->tabbase);
 	pclni_pool_free(&w->tabs);
 	free(w->scratch.p);
+	free(w->ck);
+	free(w->ckent.p);
 	free(w->layout);
 	free(w->buf);
 }
@@ -710,6 +791,7 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 	uint64_t go12size = 0, sect_off = 0, dir_off = 0, foot_off = 0, total;
 	uint64_t inl_off = 0, inl_size = 0, ninl = 0;
 	uint64_t fi_off = 0, fi_size = 0, fi_nb = 0;
+	uint64_t ck_off = 0, ck_size = 0, ck_ndesc = 0;
 	unsigned fi_shift = 0;
 	uint32_t nsect = 1, fi_scan = 0;
 	uint64_t c, funcs_end, sum;
@@ -821,6 +903,22 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 			}
 			st.ntables_unique++;
 			st.rows += rows;
+			if (trailer) {
+				int rc;
+				if (pclni_grow(&w.ck, &w.ckcap, (size_t)id + 1,
+				    sizeof *w.ck) != 0)
+					goto nomem;
+				rc = ckpt_table(&w, w.scratch.p, w.scratch.len,
+				    rows, q, b->ckstride, big, &w.ck[id]);
+				if (rc == -1)
+					goto nomem;
+				if (rc == -2)
+					goto range;
+				if (rc != 0)
+					BADMATH("checkpoints", w.ckent.len,
+					    w.ck[id].first);
+				st.nckpt += w.ck[id].count;
+			}
 			if (j == 0)
 				st.pcsp += w.scratch.len;
 			else if (j == 1)
@@ -866,11 +964,24 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 			    PCLN_SECT_ALIGN);
 			nsect++;
 		}
+		for (k = 0; k < ntab && w.ckent.len > 0; k++)
+			if (w.tabid[k] != 0 && w.ck[w.tabid[k] - 1].count > 0)
+				ck_ndesc++;
+		if (ck_ndesc > 0) {
+			ck_off = dir_off;
+			ck_size = PCLN_CKPT_HDR + 4 * ((uint64_t)n + 1) +
+			    PCLN_CKPT_DESC * ck_ndesc + w.ckent.len;
+			dir_off = pclni_align(ck_off + ck_size,
+			    PCLN_SECT_ALIGN);
+			nsect++;
+		}
 		foot_off = dir_off + nsect * PCLN_DIRENT_SIZE;
 		pos = foot_off + PCLN_FOOTER_SIZE;
 		st.findex = fi_size;
-		st.trailer = 4 * n + inl_size + fi_size + nsect * PCLN_DIRENT_SIZE +
-		    PCLN_FOOTER_SIZE;
+		st.ckpt = ck_size;
+		st.nckdesc = ck_ndesc;
+		st.trailer = 4 * n + inl_size + fi_size + ck_size +
+		    nsect * PCLN_DIRENT_SIZE + PCLN_FOOTER_SIZE;
 		st.padding += pos - go12size - st.trailer;
 	}
 	total = pos;
@@ -1048,6 +1159,50 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 				    fi_off + fi_size);
 			c = pclni_align(c, PCLN_SECT_ALIGN);
 		}
+		if (ck_size > 0) {
+			uint64_t d = 0, dbase;
+			if (c != ck_off)
+				BADMATH("trailer: PCCKPT", c, ck_off);
+			pclni_store32(buf + c + PCLN_CKPT_STRIDE, b->ckstride,
+			    big);
+			pclni_store32(buf + c + PCLN_CKPT_NDESC,
+			    (uint32_t)ck_ndesc, big);
+			pclni_store32(buf + c + PCLN_CKPT_CKBYTES,
+			    (uint32_t)w.ckent.len, big);
+			c += PCLN_CKPT_HDR;
+			dbase = c + 4 * ((uint64_t)n + 1);
+			for (k = 0; k < n; k++) {
+				pclni_store32(buf + c + 4 * k, (uint32_t)d,
+				    big);
+				for (j = w.tabbase[k]; j < w.tabbase[k + 1];
+				    j++) {
+					const struct ckinfo *ci;
+					uint8_t *de;
+					if (w.tabid[j] == 0 ||
+					    (ci = &w.ck[w.tabid[j] - 1])->count
+					    == 0)
+						continue;
+					de = buf + dbase + PCLN_CKPT_DESC * d;
+					pclni_store16(de, (uint32_t)(j -
+					    w.tabbase[k]), big);
+					pclni_store16(de + 2, ci->form, big);
+					pclni_store32(de + 4, ci->first, big);
+					pclni_store32(de + 8, ci->count, big);
+					d++;
+				}
+			}
+			pclni_store32(buf + c + 4 * n, (uint32_t)d, big);
+			if (d != ck_ndesc)
+				BADMATH("trailer: PCCKPT descriptors", d,
+				    ck_ndesc);
+			c = dbase + PCLN_CKPT_DESC * d;
+			memcpy(buf + c, w.ckent.p, w.ckent.len);
+			c += w.ckent.len;
+			if (c != ck_off + ck_size)
+				BADMATH("trailer: PCCKPT end", c,
+				    ck_off + ck_size);
+			c = pclni_align(c, PCLN_SECT_ALIGN);
+		}
 		if (c != dir_off)
 			BADMATH("trailer: directory", c, dir_off);
 		pclni_store32(buf + c + PCLN_DIRENT_TAG, PCLN_SECT_FUNCSIZE,
@@ -1073,6 +1228,15 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 			    (uint32_t)fi_off, big);
 			pclni_store32(buf + c + PCLN_DIRENT_SIZEF,
 			    (uint32_t)fi_size, big);
+			c += PCLN_DIRENT_SIZE;
+		}
+		if (ck_size > 0) {
+			pclni_store32(buf + c + PCLN_DIRENT_TAG,
+			    PCLN_SECT_PCCKPT, big);
+			pclni_store32(buf + c + PCLN_DIRENT_OFF,
+			    (uint32_t)ck_off, big);
+			pclni_store32(buf + c + PCLN_DIRENT_SIZEF,
+			    (uint32_t)ck_size, big);
 			c += PCLN_DIRENT_SIZE;
 		}
 		if (c != foot_off)

@@ -55,6 +55,13 @@ pclni_store32(uint8_t *p, uint32_t v, int big)
 }
 
 static inline void
+pclni_store16(uint8_t *p, uint32_t v, int big)
+{
+	p[big ? 0 : 1] = (uint8_t)(v >> 8);
+	p[big ? 1 : 0] = (uint8_t)v;
+}
+
+static inline void
 pclni_store64(uint8_t *p, uint64_t v, int big)
 {
 	if (big) {

@@ -630,6 +630,9 @@ pass2(pcln_link *l, pcln_err *err)
 
 	if ((l->b = pcln_builder_new(&l->target, &berr)) == NULL)
 		return pclni_seterr(err, berr.code, -1, "%s", berr.msg);
+	if (l->opts.has_checkpoints && pcln_builder_set_checkpoints(l->b,
+	    l->opts.checkpoints, &berr) < 0)
+		return pclni_seterr(err, berr.code, -1, "%s", berr.msg);
 	for (i = 0; i < l->nin; i++) {
 		desc_reader *r = open_input(l, i, l->target.quantum, err);
 		struct desc_stmt st;

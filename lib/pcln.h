@@ -121,6 +121,14 @@ typedef struct pcln_builder pcln_builder;
  * (PCLN_FIDX_SCAN_LIMIT). */
 #define PCLN_INDEX_MIN_FUNCS	256
 
+/* pc-value checkpoints (doc/FORMAT.md, PCCKPT): with a stride of K, every
+ * table with more than K rows gets one checkpoint per K rows, so that a
+ * lookup (pclnrt_pcvalue, pcln_pcvalue) decodes at most K rows after a
+ * binary search among them.  Written in the trailer (not with
+ * PCLN_WRITE_GO12) when at least one table is that long.  The default
+ * stride; doc/PERFORMANCE.md has the measurements behind it. */
+#define PCLN_CKPT_DEFAULT	16u
+
 /* A new, empty builder for target T.  Returns NULL (and fills ERR) on an
  * invalid target or no memory. */
 pcln_builder *pcln_builder_new(const pcln_target *t, pcln_err *err);
@@ -170,6 +178,12 @@ int pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 long pcln_builder_add_inline(pcln_builder *b, long f, long parent,
     const char *name, long file, int32_t line, pcln_err *err);
 
+/* Set the checkpoint stride (rows per checkpoint, 1 ..
+ * PCLN_CKPT_STRIDE_MAX; 0: write no checkpoints) for later writes.  The
+ * default is PCLN_CKPT_DEFAULT. */
+int pcln_builder_set_checkpoints(pcln_builder *b, unsigned stride,
+    pcln_err *err);
+
 /* Set funcdata slot IDX (< PCLN_MAX_FUNCDATA) of function F to VALUE
  * (0 = nil; must fit a target pointer).  The function's nfuncdata is the
  * highest slot set + 1; unset slots below it are nil. */
@@ -192,6 +206,9 @@ typedef struct pcln_build_stats {
 	size_t header, functab, funcs, names, filetab, pcsp, pcfile, pcln,
 	    pcdata, padding, trailer, total;
 	size_t findex;			/* FUNCINDEX bytes (part of trailer) */
+	size_t ckpt;			/* PCCKPT bytes (part of trailer) */
+	size_t nckpt;			/* checkpoints written (after dedupe) */
+	size_t nckdesc;			/* (function, table) descriptors */
 } pcln_build_stats;
 
 /* Per-function placement, for link maps. */

@@ -44,7 +44,10 @@ typedef struct pcln_link_opts {
 	int endian;		/* 0 unset, 1 little, 2 big */
 	int has_text_base;
 	uint64_t text_base;	/* if HAS_TEXT_BASE */
-	unsigned write_flags;	/* PCLN_WRITE_GO12 */
+	unsigned write_flags;	/* PCLN_WRITE_GO12, _INDEX, _NOINDEX */
+	int has_checkpoints;
+	unsigned checkpoints;	/* if HAS_CHECKPOINTS: the stride, 0 none
+				 * (pcln_builder_set_checkpoints) */
 } pcln_link_opts;
 
 /* A new link with OPTS (NULL: all unset).  NULL and ERR filled on no

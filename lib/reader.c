@@ -29,6 +29,8 @@ struct pcln_table {
 	uint64_t nsect;		/* its entries that lie in the blob */
 	int64_t funcsize;	/* offset of FUNCSIZE, -1 if none */
 	const uint8_t *findex;	/* FUNCINDEX section, NULL if none/unusable */
+	const uint8_t *ckpt;	/* PCCKPT section, NULL if none/unusable */
+	uint64_t ckptlen;
 };
 
 /* Bounded loads: a field not wholly inside the blob reads as 0. */
@@ -137,7 +139,7 @@ static int
 parse(pcln_table *t, pcln_err *err)
 {
 	const uint8_t *b = t->b;
-	uint64_t foot, n, ns, fioff = 0, filen = 0;
+	uint64_t foot, n, ns, fioff = 0, filen = 0, ckoff = 0, cklen = 0;
 
 	if (t->len < 16)
 		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)t->len,
@@ -187,6 +189,10 @@ parse(pcln_table *t, pcln_err *err)
 					fioff = r32(t, de + 4);
 					filen = r32(t, de + 8);
 				}
+				if (r32(t, de) == PCLN_SECT_PCCKPT) {
+					ckoff = r32(t, de + 4);
+					cklen = r32(t, de + 8);
+				}
 			}
 		}
 	}
@@ -204,6 +210,12 @@ parse(pcln_table *t, pcln_err *err)
 	    filen <= t->len - fioff && pclnrt_index_ok(b + fioff, filen,
 	    t->big, entry_of(t, 0), t->endpc))
 		t->findex = b + fioff;
+	t->ckpt = NULL;
+	if (ckoff >= t->go12 && ckoff <= t->len && cklen <= t->len - ckoff &&
+	    pclnrt_ckpt_ok(b + ckoff, cklen, t->big, n)) {
+		t->ckpt = b + ckoff;
+		t->ckptlen = cklen;
+	}
 	t->filetab = r32(t, PCLN_FILETABOFF_OFF(t->ps, n));
 	ns = r32(t, t->filetab);
 	if (ns >= 1 && t->filetab < t->go12 && ns <= (t->go12 - t->filetab) / 4)
@@ -450,10 +462,20 @@ pcln_pcvalue(const pcln_table *t, size_t i, int table, uint64_t pc,
 {
 	pcln_rowiter it;
 	pcln_row r;
+	struct pclnrt_ckpt ck;
 
 	if (pcln_rows_begin(&it, t, i, table) != 0 || pc < it.pc ||
 	    pc >= it.limit)
 		return -1;
+	/* Resume at the last checkpoint at or before PC, if any. */
+	if (it.done == 0 && t->ckpt != NULL && pclnrt_ckpt_find(t->ckpt,
+	    t->ckptlen, t->big, t->n, i, (uint32_t)table, pc - it.pc, &ck) &&
+	    ck.byteoff < (uint64_t)(it.end - it.p)) {
+		it.p += ck.byteoff;
+		it.pc += ck.pcoff;
+		it.value = ck.value;
+		it.first = 0;
+	}
 	while (pcln_rows_next(&it, &r) == 1) {
 		if (pc >= r.end)
 			continue;

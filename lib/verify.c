@@ -29,6 +29,8 @@ struct vctx {
 	uint64_t ninlsize;	/* its size */
 	int64_t findex;		/* offset of the FUNCINDEX section, or -1 */
 	uint64_t nfindex;	/* its size */
+	int64_t ckpt;		/* offset of the PCCKPT section, or -1 */
+	uint64_t nckpt;		/* its size */
 	int has_trailer;
 	uint64_t extent;	/* end of the furthest structure seen */
 	uint64_t last_end;	/* end of the last function checked */
@@ -183,6 +185,10 @@ check_trailer(struct vctx *v)
 		if (tag == PCLN_SECT_FUNCINDEX) {
 			v->findex = (int64_t)off;
 			v->nfindex = size;
+		}
+		if (tag == PCLN_SECT_PCCKPT) {
+			v->ckpt = (int64_t)off;
+			v->nckpt = size;
 		}
 		prev_tag = tag;
 		prev_end = off + size;
@@ -571,6 +577,156 @@ check_findex(struct vctx *v)
 	return 0;
 }
 
+/* One table of function I against its checkpoints (PCCKPT): TAB, at
+ * blob offset OFF (present; check_func decoded it), has a descriptor DE
+ * (0 if none) that must exist exactly when the table has more than
+ * STRIDE rows, and whose entries must be the walk's states after every
+ * STRIDE rows.  ENTS is the offset of the entries, CKB their bytes. */
+static int
+check_ckpt_table(struct vctx *v, uint64_t i, uint64_t tab, uint64_t off,
+    uint64_t de, uint64_t stride, uint64_t ents, uint64_t ckb)
+{
+	pcln_err *err = v->err;
+	struct pclnrt_pcstep s;
+	uint64_t rows = 0, form = 0, first = 0, cnt = 0, esz = 0, m = 0;
+
+	pclnrt_pcstep_init(&s, v->b + off, v->b + v->go12, 0, v->q);
+	while (pclnrt_pcstep(&s) == 1)
+		rows++;
+	if (de != 0) {
+		form = pclnrt_load16(v->b + de + 2, v->big);
+		first = ld32(v, de + 4);
+		cnt = ld32(v, de + 8);
+		esz = form == PCLN_CKPT_NARROW ? PCLN_CKPT_NARROW_SIZE :
+		    PCLN_CKPT_WIDE_SIZE;
+	}
+	if (de == 0 && rows > stride)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)v->ckpt,
+		    "trailer PCCKPT section at 0x%" PRIx64 ": no descriptor for"
+		    " function %" PRIu64 " table %" PRIu64 " (%" PRIu64 " rows),"
+		    " expected one for every table over the stride %" PRIu64,
+		    (uint64_t)v->ckpt, i, tab, rows, stride);
+	if (de != 0 && (rows <= stride || (form != PCLN_CKPT_NARROW &&
+	    form != PCLN_CKPT_WIDE) || cnt != (rows - 1) / stride ||
+	    first > ckb || cnt * esz > ckb - first))
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)de,
+		    "PCCKPT descriptor at 0x%" PRIx64 " of function %" PRIu64
+		    " table %" PRIu64 " (%" PRIu64 " rows, stride %" PRIu64 "): "
+		    "form %" PRIu64 ", %" PRIu64 " checkpoints at entry byte %"
+		    PRIu64 ", expected %s", de, i, tab, rows, stride, form, cnt,
+		    first, rows <= stride ? "no descriptor (too few rows)" :
+		    "form 1 or 2 and (rows - 1) / stride checkpoints inside the "
+		    "entries");
+	if (de == 0)
+		return 0;
+	pclnrt_pcstep_init(&s, v->b + off, v->b + v->go12, 0, v->q);
+	for (rows = 1; pclnrt_pcstep(&s) == 1 && m < cnt; rows++) {
+		const uint8_t *e = v->b + ents + first + esz * m;
+		uint64_t pcoff, bo;
+		int32_t val;
+		if (rows % stride != 0)
+			continue;
+		if (form == PCLN_CKPT_NARROW) {
+			pcoff = pclnrt_load16(e, v->big);
+			bo = pclnrt_load16(e + 2, v->big);
+			val = (int32_t)pclnrt_load32(e + 4, v->big);
+		} else {
+			pcoff = pclnrt_load32(e, v->big);
+			bo = pclnrt_load32(e + 4, v->big);
+			val = (int32_t)pclnrt_load32(e + 8, v->big);
+		}
+		if (pcoff != s.nextpc || bo != (uint64_t)(s.p - (v->b + off)) ||
+		    val != s.value)
+			return pclni_seterr(err, PCLN_ETRAILER,
+			    (int64_t)(e - v->b), "PCCKPT checkpoint %" PRIu64
+			    " of function %" PRIu64 " table %" PRIu64 " at 0x%tx:"
+			    " pc offset 0x%" PRIx64 " byte %" PRIu64 " value %"
+			    PRId32 ", expected 0x%" PRIx64 " byte %td value %"
+			    PRId32 " (the state after row %" PRIu64 ")", m, i,
+			    tab, e - v->b, pcoff, bo, val, s.nextpc,
+			    s.p - (v->b + off), s.value, rows);
+		m++;
+	}
+	return 0;
+}
+
+/* The PCCKPT section (after every function was checked): header, the
+ * per-function descriptor ranges, descriptors sorted by table, and each
+ * table's checkpoints (check_ckpt_table). */
+static int
+check_ckpt(struct vctx *v)
+{
+	pcln_err *err = v->err;
+	uint64_t base = (uint64_t)v->ckpt, stride, nd, ckb, res, dbase, ents;
+	uint64_t i, prev = 0;
+
+	if (v->nckpt < PCLN_CKPT_HDR)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
+		    "trailer PCCKPT section at 0x%" PRIx64 ": size %" PRIu64
+		    ", expected at least %u", base, v->nckpt, PCLN_CKPT_HDR);
+	stride = ld32(v, base + PCLN_CKPT_STRIDE);
+	nd = ld32(v, base + PCLN_CKPT_NDESC);
+	ckb = ld32(v, base + PCLN_CKPT_CKBYTES);
+	res = ld32(v, base + PCLN_CKPT_RESERVED);
+	dbase = base + PCLN_CKPT_HDR + 4 * (v->n + 1);
+	ents = dbase + PCLN_CKPT_DESC * nd;
+	if (stride < 1 || stride > PCLN_CKPT_STRIDE_MAX || res != 0 ||
+	    v->nckpt != ents + ckb - base)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
+		    "trailer PCCKPT section at 0x%" PRIx64 ": stride %" PRIu64
+		    " reserved %" PRIu64 ", %" PRIu64 " descriptors and %"
+		    PRIu64 " entry bytes in %" PRIu64 " bytes, expected a "
+		    "stride of 1 to %u, 0, and 16 + 4 * (nfunc + 1) + 12 * "
+		    "descriptors + entry bytes", base, stride, res, nd, ckb,
+		    v->nckpt, PCLN_CKPT_STRIDE_MAX);
+	for (i = 0; i <= v->n; i++) {
+		uint64_t at = base + PCLN_CKPT_HDR + 4 * i, st = ld32(v, at);
+		if (st < prev || st > nd || (i == 0 && st != 0) ||
+		    (i == v->n && st != nd))
+			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)at,
+			    "trailer PCCKPT start[%" PRIu64 "] at 0x%" PRIx64
+			    ": %" PRIu64 ", expected %s", i, at, st, i == 0 ?
+			    "0" : i == v->n ? "the descriptor count" : "not "
+			    "below the previous one and at most the descriptor "
+			    "count");
+		prev = st;
+	}
+	for (i = 0; i < v->n; i++) {
+		uint64_t d = ld32(v, base + PCLN_CKPT_HDR + 4 * i);
+		uint64_t d1 = ld32(v, base + PCLN_CKPT_HDR + 4 * i + 4);
+		uint64_t fo = ldptr(v, PCLN_FTAB_ENTRY(v->ps, i) + v->ps);
+		uint64_t npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps)), tab;
+
+		for (tab = 0; tab < 3 + npc; tab++) {
+			uint64_t field = tab < 3 ? fo + PCLN_FUNC_PCSP(v->ps) +
+			    4 * tab : fo + PCLN_FUNC_PCDATA(v->ps, tab - 3);
+			uint64_t off = ld32(v, field), de = 0;
+			if (d < d1 && pclnrt_load16(v->b + dbase +
+			    PCLN_CKPT_DESC * d, v->big) == tab) {
+				if (off == 0)
+					return pclni_seterr(err,
+					    PCLN_ETRAILER, (int64_t)(dbase +
+					    PCLN_CKPT_DESC * d), "PCCKPT "
+					    "descriptor %" PRIu64 " of function "
+					    "%" PRIu64 ": table %" PRIu64 " is "
+					    "absent", d, i, tab);
+				de = dbase + PCLN_CKPT_DESC * d++;
+			}
+			if (off != 0 && check_ckpt_table(v, i, tab, off, de,
+			    stride, ents, ckb) != 0)
+				return -1;
+		}
+		if (d != d1)
+			return pclni_seterr(err, PCLN_ETRAILER,
+			    (int64_t)(dbase + PCLN_CKPT_DESC * d), "PCCKPT "
+			    "descriptor %" PRIu64 " of function %" PRIu64
+			    ": table %u, expected tables in increasing order "
+			    "below %" PRIu64, d, i, pclnrt_load16(v->b + dbase +
+			    PCLN_CKPT_DESC * d, v->big), 3 + npc);
+	}
+	return 0;
+}
+
 int
 pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 {
@@ -586,6 +742,7 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 	v.err = err;
 	v.inltree = -1;
 	v.findex = -1;
+	v.ckpt = -1;
 	if (check_header(&v) != 0 || check_trailer(&v) != 0 ||
 	    check_functab(&v) != 0 || check_filetab(&v) != 0)
 		return -1;
@@ -601,6 +758,8 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 	if (v.inltree >= 0 && check_inltree(&v) != 0)
 		return -1;
 	if (v.findex >= 0 && check_findex(&v) != 0)
+		return -1;
+	if (v.ckpt >= 0 && check_ckpt(&v) != 0)
 		return -1;
 	/* Nothing may follow the Go 1.2 data but a whole trailer: this is
 	 * what catches a truncated or damaged trailer. */

@@ -31,16 +31,21 @@ ftab_entry(const pclnrt_table *t, uint64_t i)
 	    i), t->ptrsize, t->big);
 }
 
+/* The trailer's sections the runtime uses, by tag. */
+#define NSECT_ (PCLN_SECT_PCCKPT + 1)
+struct sects_ {
+	const uint8_t *p[NSECT_];
+	uint64_t len[NSECT_];
+};
+
 /* Parse the trailer if the blob ends in one.  Return 0 with *GO12 (the
- * Go 1.2 part's length), *FS and *FSLEN (the FUNCSIZE section, if any)
- * *FI and *FILEN (the FUNCINDEX section, if any) and *IL and *ILLEN (the
- * INLTREE section, if any) set, or -1 if the
- * footer, directory or section cannot be right.  A trailer of an unknown
- * version is ignored, as if absent. */
+ * Go 1.2 part's length) and S (the known sections present; the last of
+ * a repeated tag) set, or -1 if the footer, directory or a section
+ * cannot be right.  A trailer of an unknown version is ignored, as if
+ * absent, and so are sections of unknown tags. */
 static int
 trailer(const uint8_t *b, size_t len, int big, size_t *go12,
-    const uint8_t **fs, uint64_t *fslen, const uint8_t **fi,
-    uint64_t *filen, const uint8_t **il, uint64_t *illen)
+    struct sects_ *s)
 {
 	static const char magic[] = PCLN_TRAILER_MAGIC;
 	const uint8_t *ft;
@@ -48,12 +53,10 @@ trailer(const uint8_t *b, size_t len, int big, size_t *go12,
 	unsigned k;
 
 	*go12 = len;
-	*fs = NULL;
-	*fslen = 0;
-	*fi = NULL;
-	*filen = 0;
-	*il = NULL;
-	*illen = 0;
+	for (k = 0; k < NSECT_; k++) {
+		s->p[k] = NULL;
+		s->len[k] = 0;
+	}
 	if (len < PCLN_FOOTER_SIZE)
 		return 0;
 	ft = b + len - PCLN_FOOTER_SIZE;
@@ -71,25 +74,15 @@ trailer(const uint8_t *b, size_t len, int big, size_t *go12,
 		return -1;
 	for (i = 0; i < n; i++) {
 		const uint8_t *d = b + dir + i * PCLN_DIRENT_SIZE;
+		uint64_t tag = pclnrt_load32(d + PCLN_DIRENT_TAG, big);
 		uint64_t off = pclnrt_load32(d + PCLN_DIRENT_OFF, big);
 		uint64_t sz = pclnrt_load32(d + PCLN_DIRENT_SIZEF, big);
 
 		if (off < g || !pclnrt_fits_(dir, off, sz))
 			return -1;
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
-		    PCLN_SECT_FUNCSIZE) {
-			*fs = b + off;
-			*fslen = sz;
-		}
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
-		    PCLN_SECT_FUNCINDEX) {
-			*fi = b + off;
-			*filen = sz;
-		}
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
-		    PCLN_SECT_INLTREE) {
-			*il = b + off;
-			*illen = sz;
+		if (tag < NSECT_) {
+			s->p[tag] = b + off;
+			s->len[tag] = sz;
 		}
 	}
 	*go12 = (size_t)g;
@@ -100,8 +93,8 @@ int
 pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 {
 	const uint8_t *b = blob;
-	const uint8_t *fs, *fi, *il;
-	uint64_t ps, nfunc, fslen, filen, illen, ft, ns;
+	struct sects_ sx;
+	uint64_t ps, nfunc, ft, ns, k;
 	size_t go12;
 	int big;
 
@@ -117,6 +110,9 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->findexlen = 0;
 	t->inltree = NULL;
 	t->inltreelen = 0;
+	t->ckpt = NULL;
+	t->ckptlen = 0;
+	t->lastnul = 0;
 	if (b == NULL || len < 8)
 		return PCLNRT_EINIT_SHORT;
 	if (pclnrt_load32(b, 1) == PCLN_GO12_MAGIC)
@@ -132,8 +128,7 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 		return PCLNRT_EINIT_HEADER;
 	if (len < PCLN_HDR_END(ps, 0))
 		return PCLNRT_EINIT_SHORT;
-	if (trailer(b, len, big, &go12, &fs, &fslen, &fi, &filen, &il,
-	    &illen) != 0)
+	if (trailer(b, len, big, &go12, &sx) != 0)
 		return PCLNRT_EINIT_TRAILER;
 	nfunc = pclnrt_loadptr(b + PCLN_HDR_NFUNC, (unsigned)ps, big);
 	/* The functab, sentinel and file-table offset fit in the Go 1.2
@@ -142,7 +137,8 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	if (go12 < PCLN_HDR_END(ps, 0) ||
 	    nfunc > (go12 - PCLN_HDR_END(ps, 0)) >> (ps == 8 ? 4 : 3))
 		return PCLNRT_EINIT_FUNCTAB;
-	if (fs != NULL && fslen != 4 * nfunc)
+	if (sx.p[PCLN_SECT_FUNCSIZE] != NULL &&
+	    sx.len[PCLN_SECT_FUNCSIZE] != 4 * nfunc)
 		return PCLNRT_EINIT_TRAILER;
 	t->ptrsize = (uint8_t)ps;
 	t->quantum = b[PCLN_HDR_QUANTUM];
@@ -166,16 +162,29 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	}
 	t->filetab = (uint32_t)ft;
 	t->nslots = (uint32_t)ns;
-	t->funcsize = fs;
-	t->inltree = il;
-	t->inltreelen = illen;
-	/* An index whose header does not fit the text is ignored: lookups
-	 * then binary-search. */
-	if (nfunc > 0 && pclnrt_index_ok(fi, filen, big, t->minpc,
-	    t->maxpc)) {
-		t->findex = fi;
-		t->findexlen = filen;
+	t->funcsize = sx.p[PCLN_SECT_FUNCSIZE];
+	t->inltree = sx.p[PCLN_SECT_INLTREE];
+	t->inltreelen = sx.len[PCLN_SECT_INLTREE];
+	/* An index or checkpoint section whose header does not fit is
+	 * ignored: lookups then binary-search and decode from the entry. */
+	if (nfunc > 0 && pclnrt_index_ok(sx.p[PCLN_SECT_FUNCINDEX],
+	    sx.len[PCLN_SECT_FUNCINDEX], big, t->minpc, t->maxpc)) {
+		t->findex = sx.p[PCLN_SECT_FUNCINDEX];
+		t->findexlen = sx.len[PCLN_SECT_FUNCINDEX];
 	}
+	if (pclnrt_ckpt_ok(sx.p[PCLN_SECT_PCCKPT], sx.len[PCLN_SECT_PCCKPT],
+	    big, nfunc)) {
+		t->ckpt = sx.p[PCLN_SECT_PCCKPT];
+		t->ckptlen = sx.len[PCLN_SECT_PCCKPT];
+	}
+	/* Every string check is then one comparison: a string at OFF ends
+	 * inside the blob iff some 0 byte lies at or after OFF.  A trailer
+	 * footer holds 0 bytes, so this scan is short; at worst one pass. */
+	for (k = len; k > 0; k--)
+		if (b[k - 1] == 0) {
+			t->lastnul = k;
+			break;
+		}
 	return PCLNRT_EINIT_OK;
 }
 
@@ -307,6 +316,7 @@ pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
 {
 	const pclnrt_table *t = f->t;
 	struct pclnrt_pcstep s;
+	struct pclnrt_ckpt ck;
 	uint32_t off;
 	int rc, bad;
 
@@ -319,9 +329,18 @@ pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
 		return PCLNRT_NOTFOUND;
 	if (off >= t->len)
 		return PCLNRT_CORRUPT;
-	/* Each step consumes a byte: at most len - off steps. */
+	/* Each step consumes a byte: at most len - off steps; from a
+	 * checkpoint, at most the stride in a verified blob. */
 	pclnrt_pcstep_init(&s, t->blob + off, t->blob + t->len, f->entry,
 	    t->quantum);
+	if (t->ckpt != NULL && pclnrt_ckpt_find(t->ckpt, t->ckptlen, t->big,
+	    t->nfunc, f->index, (uint32_t)table, pc - f->entry, &ck) &&
+	    ck.byteoff < t->len - off) {
+		s.p += ck.byteoff;
+		s.pc = s.nextpc = f->entry + ck.pcoff;
+		s.value = ck.value;
+		s.first = 0;
+	}
 	while ((rc = pclnrt_pcstep(&s)) == 1) {
 		if (pc < s.nextpc) {
 			*value = s.value;
@@ -387,16 +406,79 @@ int
 pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
     int32_t *line)
 {
+	return pclnrt_funcline_cached(f, pc, path, line, NULL);
+}
+
+void
+pclnrt_pccache_init(pclnrt_pccache *c)
+{
+	unsigned k;
+
+	for (k = 0; k < PCLNRT_PCCACHE_SIZE; k++) {
+		c->ent[k].table = NULL;
+		c->ent[k].start = c->ent[k].end = 0;
+		c->ent[k].value = 0;
+	}
+	c->next = 0;
+	c->hits = c->misses = 0;
+}
+
+int
+pclnrt_pcvalue_cached(const pclnrt_func *f, int table, uint64_t pc,
+    int32_t *value, pclnrt_pccache *c)
+{
+	const pclnrt_table *t = f->t;
+	const uint8_t *key;
+	uint64_t start, end, rel;
+	uint32_t off;
+	unsigned k;
+	int rc, bad;
+
+	if (c == NULL)
+		return pclnrt_pcvalue(f, table, pc, value, NULL, NULL);
+	if (table < 0)
+		return PCLNRT_NOTFOUND;
+	off = tab_off(f, (uint64_t)table, &bad);
+	if (bad || off == 0 || off >= t->len || pc < f->entry ||
+	    pc >= f->end)
+		return pclnrt_pcvalue(f, table, pc, value, NULL, NULL);
+	key = t->blob + off;
+	rel = pc - f->entry;
+	for (k = 0; k < PCLNRT_PCCACHE_SIZE; k++) {
+		const struct pclnrt_pccache_ent *e = &c->ent[k];
+		if (e->table == key && rel >= e->start && rel < e->end) {
+			c->hits++;
+			*value = e->value;
+			return PCLNRT_OK;
+		}
+	}
+	c->misses++;
+	rc = pclnrt_pcvalue(f, table, pc, value, &start, &end);
+	if (rc == PCLNRT_OK) {
+		struct pclnrt_pccache_ent *e = &c->ent[c->next];
+		e->table = key;
+		e->start = (uint32_t)(start - f->entry);
+		e->end = (uint32_t)(end - f->entry);
+		e->value = *value;
+		c->next = (c->next + 1) % PCLNRT_PCCACHE_SIZE;
+	}
+	return rc;
+}
+
+int
+pclnrt_funcline_cached(const pclnrt_func *f, uint64_t pc, const char **path,
+    int32_t *line, pclnrt_pccache *c)
+{
 	int32_t fileno;
 	int rc, rcf;
 
 	*path = NULL;
 	*line = 0;
-	rcf = pclnrt_pcvalue(f, PCLN_TAB_PCFILE, pc, &fileno, NULL, NULL);
+	rcf = pclnrt_pcvalue_cached(f, PCLN_TAB_PCFILE, pc, &fileno, c);
 	if (rcf == PCLNRT_OK && (*path = pclnrt_filename(f->t, fileno)) ==
 	    NULL)
 		rcf = PCLNRT_CORRUPT;
-	rc = pclnrt_pcvalue(f, PCLN_TAB_PCLN, pc, line, NULL, NULL);
+	rc = pclnrt_pcvalue_cached(f, PCLN_TAB_PCLN, pc, line, c);
 	if (rc != PCLNRT_OK)
 		*line = 0;
 	return rc != PCLNRT_OK ? rc : rcf;

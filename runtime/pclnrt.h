@@ -79,6 +79,11 @@ typedef struct pclnrt_table {
 	uint64_t findexlen;
 	const uint8_t *inltree;		/* INLTREE section, or NULL */
 	uint64_t inltreelen;
+	const uint8_t *ckpt;		/* PCCKPT section, or NULL if absent
+					 * or its header is bad */
+	uint64_t ckptlen;
+	uint64_t lastnul;		/* offset of the blob's last 0 byte
+					 * + 1; 0 if it has none */
 } pclnrt_table;
 
 /* Open BLOB[0..LEN) in *T without copying it: BLOB must stay valid and
@@ -173,6 +178,42 @@ const char *pclnrt_filename(const pclnrt_table *T, int32_t FILENO);
  * Returns PCLNRT_OK if both are known, else the failing status. */
 int pclnrt_funcline(const pclnrt_func *F, uint64_t PC, const char **PATH,
     int32_t *LINE);
+
+/* --- a pc-value cache ------------------------------------------------- */
+
+/* Deep stacks, repeated tracebacks and profilers look up the same rows
+ * again and again (a recursive function, a hot loop).  A cache in the
+ * caller's storage remembers the last PCLNRT_PCCACHE_SIZE rows found:
+ * keyed by the table's address in the blob and the row's pc range
+ * relative to the function's entry, so any pc of a cached row hits, and
+ * so do functions sharing the table (deduplicated tables cover the same
+ * range).  Nothing is allocated and nothing locked: a cache belongs to
+ * one thread (or one walk) at a time.  Re-initialise it after a blob it
+ * has seen is unmapped (the key is an address).  Replacement is round
+ * robin. */
+#define PCLNRT_PCCACHE_SIZE	16
+
+typedef struct pclnrt_pccache {
+	struct pclnrt_pccache_ent {
+		const uint8_t *table;	/* NULL: empty */
+		uint32_t start, end;	/* the row: [entry + start, entry + end) */
+		int32_t value;
+	} ent[PCLNRT_PCCACHE_SIZE];
+	uint32_t next;			/* the next slot to replace */
+	uint64_t hits, misses;		/* statistics, for tuning */
+} pclnrt_pccache;
+
+/* Empty C. */
+void pclnrt_pccache_init(pclnrt_pccache *C);
+
+/* pclnrt_pcvalue through the cache C (NULL: no cache): the same answers,
+ * the same status. */
+int pclnrt_pcvalue_cached(const pclnrt_func *F, int TABLE, uint64_t PC,
+    int32_t *VALUE, pclnrt_pccache *C);
+
+/* pclnrt_funcline through the cache C (NULL: no cache). */
+int pclnrt_funcline_cached(const pclnrt_func *F, uint64_t PC,
+    const char **PATH, int32_t *LINE, pclnrt_pccache *C);
 
 /* --- inlined calls ------------------------------------------------------ */
 
@@ -333,6 +374,8 @@ typedef struct pclnrt_walk {
 	uint64_t pc, sp, lr;	/* first frame; LR used by CONV_LR only */
 	uint64_t fp;		/* first frame's frame pointer (rbp on
 				 * x86-64); used with PCLNRT_TB_FP only */
+	pclnrt_pccache *cache;	/* NULL, or a cache for every table
+				 * lookup of the walk (pclnrt_pccache) */
 } pclnrt_walk;
 
 /* One frame.  PC is run-time; for every frame but the first (unless

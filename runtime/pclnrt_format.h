@@ -180,6 +180,48 @@
 #define PCLN_FIDX_SHIFT_MAX	40u
 #define PCLN_FIDX_SCAN_LIMIT	32u	/* readers ignore a larger maxscan */
 
+/* PCCKPT: pc-value checkpoints, so that a lookup decodes at most K rows
+ *   of a table instead of every row from the function's entry.  Every
+ *   table (of every function) with more than K rows has a descriptor and
+ *   one checkpoint per K rows: checkpoint m (m = 1 .. (rows - 1) / K) is
+ *   the walk's state after row m * K.  Section layout (integers in the
+ *   blob's byte order):
+ *     0   stride   K, rows per checkpoint, 1..PCLN_CKPT_STRIDE_MAX
+ *     4   ndesc    number of descriptors
+ *     8   ckbytes  bytes of checkpoint entries
+ *     12  0        reserved
+ *     16  uint32 start[nfunc + 1]: function i's descriptors are start[i]
+ *           .. start[i + 1] - 1 (start[0] = 0, start[nfunc] = ndesc)
+ *     then ndesc descriptors of PCLN_CKPT_DESC bytes:
+ *       0  uint16 table   0 pcsp, 1 pcfile, 2 pcln, 3 + i pcdata[i];
+ *                         strictly increasing within a function
+ *       2  uint16 form    PCLN_CKPT_NARROW or PCLN_CKPT_WIDE
+ *       4  uint32 first   byte offset of its first entry in the entries
+ *       8  uint32 count   its checkpoints, (rows - 1) / K
+ *     then ckbytes bytes of entries, each in its descriptor's form:
+ *       narrow (8 bytes): uint16 pcoff, uint16 byteoff, int32 value
+ *       wide  (12 bytes): uint32 pcoff, uint32 byteoff, int32 value
+ *     pcoff: bytes from the entry to where row m * K ends (row m * K + 1
+ *     starts); byteoff: bytes from the table's first byte to row
+ *     m * K + 1's first byte; value: row m * K's value.  Entries of one
+ *     descriptor have strictly increasing pcoff.  Equal tables (shared
+ *     by deduplication) may share their entries.
+ *   A lookup reads start[i], binary-searches the function's descriptors
+ *   for the table and its entries for the last pcoff <= pc - entry (at
+ *   most 32 steps each), and resumes the walk there. */
+#define PCLN_SECT_PCCKPT	4u
+#define PCLN_CKPT_STRIDE	0
+#define PCLN_CKPT_NDESC		4
+#define PCLN_CKPT_CKBYTES	8
+#define PCLN_CKPT_RESERVED	12
+#define PCLN_CKPT_HDR		16u
+#define PCLN_CKPT_DESC		12u
+#define PCLN_CKPT_NARROW	1u	/* 8-byte entries */
+#define PCLN_CKPT_WIDE		2u	/* 12-byte entries */
+#define PCLN_CKPT_NARROW_SIZE	8u
+#define PCLN_CKPT_WIDE_SIZE	12u
+#define PCLN_CKPT_STRIDE_MAX	65536u
+
 /* pcsp value for "not known here" (pclnld --elf writes it where the CFA
  * is not sp-based): pclnrt_traceback stops (PCLNRT_STOP_NO_SP) unless
  * the CFA-rule pcdata below says where the frame is. */
@@ -220,6 +262,12 @@ pclnrt_load32(const uint8_t *p, int big)
 	    (uint32_t)p[1] << 8 | (uint32_t)p[0];
 }
 
+static inline uint32_t
+pclnrt_load16(const uint8_t *p, int big)
+{
+	return big ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0];
+}
+
 static inline uint64_t
 pclnrt_load64(const uint8_t *p, int big)
 {
@@ -252,6 +300,13 @@ pclnrt_uvarint(const uint8_t **p, const uint8_t *end, uint32_t *v)
 	if (q < end && *q < 0x80) {
 		*v = *q;
 		*p = q + 1;
+		return 0;
+	}
+	/* Two bytes (values below 2^14: most line and pc deltas the
+	 * one-byte case misses). */
+	if (end - q >= 2 && q[1] < 0x80) {
+		*v = (uint32_t)(q[0] & 0x7f) | (uint32_t)q[1] << 7;
+		*p = q + 2;
 		return 0;
 	}
 	for (shift = 0; shift < 35; shift += 7) {
@@ -383,6 +438,105 @@ pclnrt_index_find(const uint8_t *ix, const uint8_t *functab, unsigned ps,
 	}
 	*i = n;
 	return 0;
+}
+
+/* --- the checkpoint lookup: the only one in the project ---
+ *
+ * CK, CKLEN: a PCCKPT section; NFUNC: the blob's function count; FI: a
+ * function index < NFUNC; TABLE: a table number; PCOFF: pc - entry.
+ * If the function's table has a checkpoint at or before PCOFF, store the
+ * last one's state (row end offset, value, byte offset from the table's
+ * start) and return 1; else return 0 (decode from the entry).  Every
+ * read is checked against CKLEN, so a damaged section gives 0 or a wrong
+ * checkpoint, never a read outside it.  At most 2 x 33 loop steps
+ * (two binary searches over uint32 counts). */
+struct pclnrt_ckpt {
+	uint32_t pcoff;
+	uint32_t byteoff;
+	int32_t value;
+};
+
+static inline int
+pclnrt_ckpt_ok(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc)
+{
+	uint64_t nd, cb;
+
+	if (ck == NULL || cklen < PCLN_CKPT_HDR)
+		return 0;
+	nd = pclnrt_load32(ck + PCLN_CKPT_NDESC, big);
+	cb = pclnrt_load32(ck + PCLN_CKPT_CKBYTES, big);
+	return pclnrt_load32(ck + PCLN_CKPT_STRIDE, big) >= 1 &&
+	    cklen == PCLN_CKPT_HDR + 4 * (nfunc + 1) + PCLN_CKPT_DESC * nd +
+	    cb;
+}
+
+static inline int
+pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
+    uint64_t fi, uint32_t table, uint64_t pcoff, struct pclnrt_ckpt *out)
+{
+	uint64_t d0, d1, lo, hi, mid, nd, descs, ents, first, cnt, esz;
+	const uint8_t *d, *e;
+	unsigned form;
+
+	if (fi >= nfunc)
+		return 0;
+	nd = pclnrt_load32(ck + PCLN_CKPT_NDESC, big);
+	descs = PCLN_CKPT_HDR + 4 * (nfunc + 1);
+	ents = descs + PCLN_CKPT_DESC * nd;
+	d0 = pclnrt_load32(ck + PCLN_CKPT_HDR + 4 * fi, big);
+	d1 = pclnrt_load32(ck + PCLN_CKPT_HDR + 4 * fi + 4, big);
+	if (d0 >= d1 || d1 > nd)
+		return 0;
+	/* The descriptor of TABLE among [d0, d1), sorted by table. */
+	lo = d0;
+	hi = d1;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (pclnrt_load16(ck + descs + PCLN_CKPT_DESC * mid, big) <=
+		    table)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	d = ck + descs + PCLN_CKPT_DESC * lo;
+	if (pclnrt_load16(d, big) != table)
+		return 0;
+	form = pclnrt_load16(d + 2, big);
+	first = pclnrt_load32(d + 4, big);
+	cnt = pclnrt_load32(d + 8, big);
+	esz = form == PCLN_CKPT_NARROW ? PCLN_CKPT_NARROW_SIZE :
+	    PCLN_CKPT_WIDE_SIZE;
+	if (cnt == 0 || first > cklen - ents ||
+	    cnt * esz > cklen - ents - first)	/* no division: see pclnrt.c */
+		return 0;
+	e = ck + ents + first;
+	/* The last entry with pcoff <= PCOFF. */
+	lo = 0;
+	hi = cnt;
+	while (lo < hi) {
+		uint64_t p;
+		mid = lo + (hi - lo) / 2;
+		p = form == PCLN_CKPT_NARROW ?
+		    pclnrt_load16(e + esz * mid, big) :
+		    pclnrt_load32(e + esz * mid, big);
+		if (p <= pcoff)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return 0;
+	e += esz * (lo - 1);
+	if (form == PCLN_CKPT_NARROW) {
+		out->pcoff = pclnrt_load16(e, big);
+		out->byteoff = pclnrt_load16(e + 2, big);
+		out->value = (int32_t)pclnrt_load32(e + 4, big);
+	} else {
+		out->pcoff = pclnrt_load32(e, big);
+		out->byteoff = pclnrt_load32(e + 4, big);
+		out->value = (int32_t)pclnrt_load32(e + 8, big);
+	}
+	return 1;
 }
 
 #endif /* PCLNRT_FORMAT_H */

@@ -14,18 +14,14 @@ pclnrt_fits_(size_t len, uint64_t off, uint64_t n)
 }
 
 /* The NUL-terminated string at blob offset OFF of T, or NULL if it does
- * not end in the blob.  Costs one pass over the string. */
+ * not end in the blob.  O(1): it ends in the blob iff the blob's last 0
+ * byte (found by pclnrt_init) lies at or after OFF. */
 static inline const char *
 pclnrt_cstring_(const pclnrt_table *t, uint64_t off)
 {
-	uint64_t i;
-
-	if (off == 0 || off >= t->len)
+	if (off == 0 || off >= t->lastnul)
 		return NULL;
-	for (i = off; i < t->len; i++)
-		if (t->blob[i] == 0)
-			return (const char *)(t->blob + off);
-	return NULL;
+	return (const char *)(t->blob + off);
 }
 
 #endif /* PCLNRT_PRIVATE_H */

@@ -95,18 +95,22 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		fr->sp = sp;
 		fr->entry = fr->func.entry + fr->module->bias;
 		fr->off = pc - fr->entry;
-		(void)pclnrt_funcline(&fr->func, link, &fr->file, &fr->line);
+		(void)pclnrt_funcline_cached(&fr->func, link, &fr->file,
+		    &fr->line, w->cache);
 		n++;
 		cfarule = fpsave = 0;
 		if (usefp) {
-			if (pclnrt_pcdata(&fr->func, PCLN_PCDATA_CFA, link,
-			    &cfarule) != PCLNRT_OK)
+			if (pclnrt_pcvalue_cached(&fr->func,
+			    PCLN_TAB_PCDATA(PCLN_PCDATA_CFA), link, &cfarule,
+			    w->cache) != PCLNRT_OK)
 				cfarule = 0;
-			if (pclnrt_pcdata(&fr->func, PCLN_PCDATA_FPSAVE, link,
-			    &fpsave) != PCLNRT_OK)
+			if (pclnrt_pcvalue_cached(&fr->func,
+			    PCLN_TAB_PCDATA(PCLN_PCDATA_FPSAVE), link, &fpsave,
+			    w->cache) != PCLNRT_OK)
 				fpsave = 0;
 		}
-		if (pclnrt_pcsp(&fr->func, link, &fr->spdelta) != PCLNRT_OK) {
+		if (pclnrt_pcvalue_cached(&fr->func, PCLN_TAB_PCSP, link,
+		    &fr->spdelta, w->cache) != PCLNRT_OK) {
 			fr->spdelta = cfarule != 0 ? PCLN_PCSP_UNKNOWN : 0;
 			if (cfarule == 0) {
 				stop = PCLNRT_STOP_NO_SP;

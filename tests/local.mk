@@ -9,3 +9,4 @@ include $(srcdir)/tests/go.mk
 include $(srcdir)/tests/reliability.mk
 include $(srcdir)/tests/dwarf.mk
 include $(srcdir)/tests/index.mk
+include $(srcdir)/tests/ckpt.mk

@@ -259,6 +259,23 @@ START_TEST(test_chain)
 	e.mem.failat = e.conv == PCLNRT_CONV_STACK ? S + e.ps + 16 : S;
 	expect(&e, 8, chain, 2, PCLNRT_STOP_READ, 0x1098);
 	e.mem.failat = 0;
+	/* Through a pc-value cache: the same frames; a second walk finds
+	 * every row (file, line, pcsp of each frame) in the cache. */
+	{
+		pclnrt_pccache cache;
+		uint64_t misses;
+
+		pclnrt_pccache_init(&cache);
+		e.w.cache = &cache;
+		expect(&e, 8, chain, 4, PCLNRT_STOP_END, 0);
+		ck_assert_uint_eq(cache.hits + cache.misses, 4 * 3);
+		ck_assert_uint_ge(cache.misses, 4);
+		misses = cache.misses;
+		expect(&e, 8, chain, 4, PCLNRT_STOP_END, 0);
+		ck_assert_uint_eq(cache.misses, misses);
+		ck_assert_uint_eq(cache.hits + cache.misses, 2 * 4 * 3);
+		e.w.cache = NULL;
+	}
 	/* A stack word that points into the gap: an unknown caller. */
 	e.mem.nreads = 0;
 	{

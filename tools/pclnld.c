@@ -17,6 +17,7 @@
 #include "pclnrt_format.h"
 #include "pcln_link.h"
 #include "pcln_go.h"
+#include "pcln_elf.h"
 #ifdef HAVE_LIBDW
 #include "pcln_dwarf.h"
 #endif
@@ -42,6 +43,11 @@ usage(FILE *fp)
 "      --endian E        byte order, little or big (default little)\n"
 "      --text-base ADDR  where placed functions start (default 0x%x)\n"
 "      --go12            write a plain Go 1.2 blob, without the trailer\n"
+"      --index           always write the FUNCINDEX function index\n"
+"      --no-index        never write it (default: from %u functions on)\n"
+"      --checkpoints K   a pc-value checkpoint every K rows (default %u;\n"
+"                        0: none)\n"
+"      --no-inline       with --elf: leave out inlined calls (INLTREE)\n"
 "      --map FILE        write a link map to FILE ('-' = stdout)\n"
 "  -v, --verbose         print statistics to standard error\n"
 "      --help            show this help and exit\n"
@@ -51,7 +57,8 @@ usage(FILE *fp)
 "and --go: with the program's or table's target).\n"
 "Exit status: 0 linked, 1 link error (no output written), 2 usage error.\n",
 	    prog, prog, prog, PCLN_LINK_DEFAULT_PTRSIZE, PCLN_LINK_DEFAULT_QUANTUM,
-	    PCLN_LINK_DEFAULT_TEXT_BASE);
+	    PCLN_LINK_DEFAULT_TEXT_BASE, PCLN_INDEX_MIN_FUNCS,
+	    PCLN_CKPT_DEFAULT);
 }
 
 static int
@@ -158,11 +165,10 @@ write_map(FILE *fp, const pcln_link *l, const uint8_t *blob, size_t bloblen)
 	return ferror(fp) ? -1 : 0;
 }
 
+/* The builder's statistics, after a write: dedupe, parts, trailer. */
 static void
-print_stats(const pcln_link *l)
+print_build_stats(const pcln_build_stats *b)
 {
-	const pcln_link_stats *s = pcln_link_get_stats(l);
-	const pcln_build_stats *b = s->build;
 	const struct { const char *name; size_t n; } parts[] = {
 		{ "header", b->header }, { "functab", b->functab },
 		{ "funcs", b->funcs }, { "names", b->names },
@@ -173,16 +179,6 @@ print_stats(const pcln_link *l)
 	};
 	size_t i;
 
-	fprintf(stderr, "%s: %zu inputs, %zu lines\n", prog, s->ninputs,
-	    s->nlines);
-	fprintf(stderr, "%s: %zu functions (%zu fixed, %zu placed, %zu dupok "
-	    "duplicates dropped), %zu files, %zu data symbols, %zu "
-	    "references\n", prog, s->nfunc, s->nfixed, s->nplaced,
-	    s->ndropped, b->nfile, s->ndata, s->nrefs);
-	fprintf(stderr, "%s: text [0x%" PRIx64 ", 0x%" PRIx64 "), ptrsize %u, "
-	    "quantum %u, %s endian\n", prog, s->text_start, s->text_end,
-	    s->target.ptrsize, s->target.quantum,
-	    s->target.bigendian ? "big" : "little");
 	fprintf(stderr, "%s: dedupe: %zu tables -> %zu, %zu names -> %zu, "
 	    "%zu bytes saved; %zu rows encoded\n", prog, b->ntables,
 	    b->ntables_unique, b->nnames, b->nnames_unique, b->dedupe_saved,
@@ -190,6 +186,27 @@ print_stats(const pcln_link *l)
 	for (i = 0; i < sizeof parts / sizeof parts[0]; i++)
 		fprintf(stderr, "%s: %-8s %10zu bytes\n", prog, parts[i].name,
 		    parts[i].n);
+	fprintf(stderr, "%s: in the trailer: FUNCINDEX %zu bytes, PCCKPT %zu "
+	    "bytes (%zu checkpoints for %zu tables)\n", prog, b->findex,
+	    b->ckpt, b->nckpt, b->nckdesc);
+}
+
+static void
+print_stats(const pcln_link *l)
+{
+	const pcln_link_stats *s = pcln_link_get_stats(l);
+
+	fprintf(stderr, "%s: %zu inputs, %zu lines\n", prog, s->ninputs,
+	    s->nlines);
+	fprintf(stderr, "%s: %zu functions (%zu fixed, %zu placed, %zu dupok "
+	    "duplicates dropped), %zu files, %zu data symbols, %zu "
+	    "references\n", prog, s->nfunc, s->nfixed, s->nplaced,
+	    s->ndropped, s->build->nfile, s->ndata, s->nrefs);
+	fprintf(stderr, "%s: text [0x%" PRIx64 ", 0x%" PRIx64 "), ptrsize %u, "
+	    "quantum %u, %s endian\n", prog, s->text_start, s->text_end,
+	    s->target.ptrsize, s->target.quantum,
+	    s->target.bigendian ? "big" : "little");
+	print_build_stats(s->build);
 }
 
 /* Write the N buffers all or nothing: every file is created as a
@@ -336,10 +353,11 @@ print_dwarf_stats(const pcln_dwarf_stats *d)
  * status. */
 static int
 import_main(int go, const char *path, const char *output,
-    const pcln_link_opts *opts, int verbose)
+    const pcln_link_opts *opts, int no_inline, int verbose)
 {
 	uint8_t *blob = NULL, *data = NULL;
 	size_t len = 0, dlen = 0;
+	pcln_builder *b = NULL;
 	struct output out;
 	pcln_err err;
 	int rc = 1;
@@ -347,11 +365,15 @@ import_main(int go, const char *path, const char *output,
 	memset(&err, 0, sizeof err);
 	if (go) {
 		pcln_go_info info;
+		int irc;
 		if (read_whole(path, &data, &dlen, &err) < 0)
 			goto fail;
-		if (pcln_go_convert(data, dlen, opts->has_text_base ?
-		    opts->text_base : 0, opts->write_flags, &blob, &len,
-		    &info, &err) < 0) {
+		if (pcln_elf_is_elf(data, dlen))
+			irc = pcln_go_import_elf(data, dlen, &b, &info, &err);
+		else
+			irc = pcln_go_import(data, dlen, opts->has_text_base ?
+			    opts->text_base : 0, &b, &info, &err);
+		if (irc < 0) {
 			/* The importer's messages name the structure and
 			 * offset; say which input. */
 			fprintf(stderr, "%s: %s: %s\n", prog, path, err.msg);
@@ -370,32 +392,29 @@ import_main(int go, const char *path, const char *output,
 	} else {
 #ifdef HAVE_LIBDW
 		pcln_dwarf_stats st;
-		pcln_builder *b = NULL;
 		if (pcln_dwarf_import(path, (opts->write_flags &
-		    PCLN_WRITE_GO12) ? PCLN_DWARF_NO_INLINE : 0, &b, &st,
-		    &err) < 0)
+		    PCLN_WRITE_GO12) || no_inline ? PCLN_DWARF_NO_INLINE : 0,
+		    &b, &st, &err) < 0)
 			goto fail;
-		if ((rc = check_target(opts, &st.target, path)) != 0) {
-			pcln_builder_free(b);
+		if ((rc = check_target(opts, &st.target, path)) != 0)
 			goto out;
-		}
 		rc = 1;
-		if (pcln_builder_write(b, opts->write_flags, &blob, &len,
-		    &err) < 0) {
-			pcln_builder_free(b);
-			goto fail;
-		}
-		pcln_builder_free(b);
-		if (verbose) {
+		if (verbose)
 			print_dwarf_stats(&st);
-			fprintf(stderr, "%s: blob %zu bytes\n", prog, len);
-		}
 #else
+		(void)no_inline;
 		fprintf(stderr, "%s: --elf: this pclnld was built without "
 		    "libdw (configure --without-libdw)\n", prog);
 		goto out;
 #endif
 	}
+	if (opts->has_checkpoints && pcln_builder_set_checkpoints(b,
+	    opts->checkpoints, &err) < 0)
+		goto fail;
+	if (pcln_builder_write(b, opts->write_flags, &blob, &len, &err) < 0)
+		goto fail;
+	if (verbose)
+		print_build_stats(pcln_builder_stats(b));
 	if (pcln_verify(blob, len, &err) < 0) {
 		fprintf(stderr, "%s: internal error: the built blob fails "
 		    "verification: %s\n", prog, err.msg);
@@ -411,6 +430,7 @@ import_main(int go, const char *path, const char *output,
 fail:
 	fprintf(stderr, "%s: %s\n", prog, err.msg);
 out:
+	pcln_builder_free(b);
 	free(data);
 	free(blob);
 	return rc;
@@ -420,7 +440,8 @@ int
 main(int argc, char **argv)
 {
 	enum { O_PTRSIZE = 256, O_QUANTUM, O_ENDIAN, O_TEXTBASE, O_GO12,
-	    O_MAP, O_HELP, O_VERSION, O_ELF, O_GO };
+	    O_MAP, O_HELP, O_VERSION, O_ELF, O_GO, O_INDEX, O_NOINDEX,
+	    O_CKPT, O_NOINLINE };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "ptrsize", required_argument, NULL, O_PTRSIZE },
@@ -428,6 +449,10 @@ main(int argc, char **argv)
 		{ "endian", required_argument, NULL, O_ENDIAN },
 		{ "text-base", required_argument, NULL, O_TEXTBASE },
 		{ "go12", no_argument, NULL, O_GO12 },
+		{ "index", no_argument, NULL, O_INDEX },
+		{ "no-index", no_argument, NULL, O_NOINDEX },
+		{ "checkpoints", required_argument, NULL, O_CKPT },
+		{ "no-inline", no_argument, NULL, O_NOINLINE },
 		{ "map", required_argument, NULL, O_MAP },
 		{ "elf", required_argument, NULL, O_ELF },
 		{ "go", required_argument, NULL, O_GO },
@@ -438,7 +463,7 @@ main(int argc, char **argv)
 	};
 	pcln_link_opts opts;
 	const char *output = NULL, *mapfile = NULL, *import = NULL;
-	int import_go = 0;
+	int import_go = 0, no_inline = 0;
 	int verbose = 0, c, i, rc = 1;
 	pcln_link *l = NULL;
 	uint8_t *blob = NULL;
@@ -488,6 +513,24 @@ main(int argc, char **argv)
 		case O_GO12:
 			opts.write_flags |= PCLN_WRITE_GO12;
 			break;
+		case O_INDEX:
+		case O_NOINDEX:
+			opts.write_flags &= ~(unsigned)(PCLN_WRITE_INDEX |
+			    PCLN_WRITE_NOINDEX);
+			opts.write_flags |= c == O_INDEX ? PCLN_WRITE_INDEX :
+			    PCLN_WRITE_NOINDEX;
+			break;
+		case O_CKPT:
+			if (parse_num(optarg, &v) < 0 ||
+			    v > PCLN_CKPT_STRIDE_MAX)
+				return bad_opt("checkpoints", optarg,
+				    "a stride of 0 (none) to 65536 rows");
+			opts.has_checkpoints = 1;
+			opts.checkpoints = (unsigned)v;
+			break;
+		case O_NOINLINE:
+			no_inline = 1;
+			break;
 		case O_MAP:
 			mapfile = optarg;
 			break;
@@ -522,11 +565,15 @@ main(int argc, char **argv)
 		if (mapfile != NULL)
 			return bad_usage("--map is for description links, "
 			    "not --elf or --go");
+		if (no_inline && import_go)
+			return bad_usage("--no-inline is for --elf");
 		return import_main(import_go, import, output, &opts,
-		    verbose);
+		    no_inline, verbose);
 	}
 	if (optind >= argc)
 		return bad_usage("no input files");
+	if (no_inline)
+		return bad_usage("--no-inline is for --elf");
 	if ((l = pcln_link_new(&opts, &err)) == NULL)
 		goto fail;
 	for (i = optind; i < argc; i++)
