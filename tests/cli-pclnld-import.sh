@@ -86,6 +86,16 @@ if [ -f "$top_builddir/examples/crash-nopcln" ]; then
 		fail "--elf: crash_level3 not found"
 	expect 2 "$LD" --elf "$top_builddir/examples/crash-nopcln" --ptrsize 4 -o bad.pcln
 	[ ! -e bad.pcln ] || fail "--elf --ptrsize 4: wrote output"
+	# The inline tree by default; none with --no-inline, which must
+	# not be accepted without --elf.
+	"$DUMP" summary c.pcln | grep -q '(INLTREE)' ||
+		fail "--elf: no INLTREE section"
+	expect 0 "$LD" --elf "$top_builddir/examples/crash-nopcln" \
+	    --no-inline -o noinl.pcln
+	expect 0 "$DUMP" verify noinl.pcln
+	"$DUMP" summary noinl.pcln | grep -q '(INLTREE)' &&
+		fail "--no-inline: INLTREE section written"
+	expect 2 "$LD" --go hello.go12 --no-inline -o bad.pcln
 fi
 
 # The DWARF fuzz target's seeds, found crashes included (regressions):

@@ -2,7 +2,8 @@
 # cli-pclnld.sh -- pclnld from the command line: the examples link and
 # verify; --map and -v match tests/pclnld/*.expected; every error exits 1,
 # writes nothing and leaves an existing output intact; a generated
-# 100k-function input links; same inputs give the same bytes.
+# 100k-function input links; same inputs give the same bytes; --index,
+# --no-index and --checkpoints write what they say.
 #
 # The harness exports top_builddir and top_srcdir (Makefile.am).
 # To refresh the expected files after a deliberate change, run with
@@ -220,6 +221,45 @@ else
 	cat big-stats.txt >&2
 	fail "big link"
 fi
+
+# --- index and checkpoint options ---------------------------------------
+# A function whose pcln table has 40 rows: with --checkpoints 8 it gets
+# (40 - 1) / 8 = 4 checkpoints (16 + 4 * 2 + 12 + 4 * 8 = 68 bytes), with
+# 0 or 64 none; the index appears
+# with --index below 256 functions and not with --no-index at 100k.
+awk 'BEGIN {
+	print "target ptrsize 8 quantum 1"
+	print "func long size 400"
+	printf "\tpcfile 0:a.c\n\tpcln"
+	for (i = 0; i < 40; i++)
+		printf " %d:%d", i * 10, 100 + (i % 2 ? i : -i)
+	print "\nend"
+}' >long.pcln
+ckpt_of() {	# ARGS...: print "FUNCINDEX-bytes PCCKPT-bytes checkpoints"
+	"$LD" -v -o opt.out "$@" 2>opt.txt || { cat opt.txt >&2; return 1; }
+	verify opt.out
+	sed -n 's/^pclnld: in the trailer: FUNCINDEX \([0-9]*\) bytes, PCCKPT \([0-9]*\) bytes (\([0-9]*\) checkpoints for \([0-9]*\) tables)$/\1 \2 \3 \4/p' opt.txt
+}
+[ "$(ckpt_of --checkpoints 8 long.pcln)" = "0 68 4 1" ] ||
+	fail "--checkpoints 8: $(cat opt.txt)"
+[ "$(ckpt_of long.pcln)" = "0 52 2 1" ] ||
+	fail "default stride 16: $(cat opt.txt)"
+[ "$(ckpt_of --checkpoints 0 long.pcln)" = "0 0 0 0" ] ||
+	fail "--checkpoints 0: $(cat opt.txt)"
+[ "$(ckpt_of --checkpoints 64 long.pcln)" = "0 0 0 0" ] ||
+	fail "--checkpoints 64: $(cat opt.txt)"
+[ "$(ckpt_of --index --checkpoints 0 long.pcln)" = "36 0 0 0" ] ||
+	fail "--index: $(cat opt.txt)"
+[ "$(ckpt_of --no-index big.pcln | cut -d' ' -f1)" = 0 ] ||
+	fail "--no-index: $(cat opt.txt)"
+[ "$(ckpt_of big.pcln | cut -d' ' -f1)" -gt 0 ] ||
+	fail "default index at 100k functions: $(cat opt.txt)"
+"$LD" -o x.out --checkpoints 65537 long.pcln 2>err.txt
+[ $? -eq 2 ] || fail "bad --checkpoints: status not 2"
+grep -q "checkpoints" err.txt || fail "bad --checkpoints: $(cat err.txt)"
+"$LD" -o x.out --no-inline long.pcln 2>err.txt
+[ $? -eq 2 ] || fail "--no-inline without --elf: status not 2"
+[ -e x.out ] && fail "usage error wrote output"
 
 if [ $fails -ne 0 ]; then
 	echo "$fails failure(s)" >&2

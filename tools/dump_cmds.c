@@ -30,6 +30,7 @@ sect_name(uint32_t tag)
 	case PCLN_SECT_FUNCSIZE:	return "FUNCSIZE";
 	case PCLN_SECT_INLTREE:		return "INLTREE";
 	case PCLN_SECT_FUNCINDEX:	return "FUNCINDEX";
+	case PCLN_SECT_PCCKPT:		return "PCCKPT";
 	default:			return "unknown";
 	}
 }
