@@ -1,11 +1,11 @@
 /* pclnbench.c -- pcln's own per-lookup costs on one blob.
  *
  * Usage:
- *   pcln-bench lookups BLOB [NPCS [SEED]]
- *       time each lookup kind over NPCS (default 1000000) pcs, random and
- *       sequential (the same pcs sorted), median of 5 passes, in ns per
- *       pc; enumeration rows per second; time to first lookup.  Prints
- *       "name value" lines.
+ *   pcln-bench lookups BLOB [NPCS [SEED [KIND,...]]]
+ *       time each lookup kind (or those listed) over NPCS (default
+ *       1000000) pcs, random and sequential (the same pcs sorted), median
+ *       of 5 passes, in ns per pc; enumeration rows per second; time to
+ *       first lookup.  Prints "name value" lines.
  *   pcln-bench loop BLOB KIND N
  *       do N lookups of KIND, cycling over 65536 random pcs (for
  *       callgrind: the difference of two runs with N and 2N is the cost
@@ -15,7 +15,13 @@
  *
  * KIND: bsearch, index (pclnrt_findfunc without and with FUNCINDEX),
  * funcline (index + pclnrt_funcline), pcsp (index + pclnrt_pcsp),
- * lib-bsearch, lib-index (pcln_find_func), lib-lookup (pcln_lookup).
+ * lib-bsearch, lib-index (pcln_find_func), lib-lookup (pcln_lookup),
+ * frame and frame-cached (what a traceback does per frame: findfunc,
+ * funcline and pcsp, without and with a pclnrt_pccache that is emptied
+ * at each stack).  The frame kinds run over "stacks" as well as random
+ * and sorted pcs: 32-frame stacks of 4 random frames and a 2-frame
+ * recursion 14 deep (a recursive function calling a helper), built from
+ * the same random pcs.
  *
  * "Without FUNCINDEX" is a private copy of the blob whose FUNCINDEX
  * directory entry is retagged 0xffffffff, a tag every reader ignores, so
@@ -150,24 +156,29 @@ cmpd(const void *a, const void *b)
 
 enum kind {
 	K_BSEARCH, K_INDEX, K_FUNCLINE, K_PCSP, K_LIB_BSEARCH, K_LIB_INDEX,
-	K_LIB_LOOKUP, K_N
+	K_LIB_LOOKUP, K_FRAME, K_FRAME_CACHED, K_N
 };
 static const char *const kname[K_N] = {
 	"bsearch", "index", "funcline", "pcsp", "lib-bsearch", "lib-index",
-	"lib-lookup"
+	"lib-lookup", "frame", "frame-cached"
 };
+
+#define STACK_DEPTH	32
 
 struct ctx {
 	pclnrt_table rt, rt_noidx;
 	pcln_table *lt, *lt_noidx;
+	pclnrt_pccache cache;
+	uint64_t hits, misses;	/* of frame-cached, last run */
 };
 
 static void
-run(const struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
+run(struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
 {
 	uint64_t acc = 0;
 	size_t i;
 
+	c->hits = c->misses = 0;
 	for (i = 0; i < n; i++) {
 		pclnrt_func f;
 		const char *path;
@@ -199,17 +210,40 @@ run(const struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
 		case K_LIB_INDEX:
 			acc += (uint64_t)pcln_find_func(c->lt, pcs[i]);
 			break;
-		default:
+		case K_LIB_LOOKUP:
 			pcln_lookup(c->lt, pcs[i], &loc);
 			acc += (uint64_t)loc.func + (uint32_t)loc.line;
 			break;
+		case K_FRAME:
+			pclnrt_findfunc(&c->rt, pcs[i], &f);
+			pclnrt_funcline(&f, pcs[i], &path, &v);
+			acc += (uintptr_t)f.name + (uintptr_t)path + (uint32_t)v;
+			pclnrt_pcsp(&f, pcs[i], &v);
+			acc += (uint32_t)v;
+			break;
+		default:
+			if (i % STACK_DEPTH == 0) {
+				c->hits += c->cache.hits;
+				c->misses += c->cache.misses;
+				pclnrt_pccache_init(&c->cache);
+			}
+			pclnrt_findfunc(&c->rt, pcs[i], &f);
+			pclnrt_funcline_cached(&f, pcs[i], &path, &v,
+			    &c->cache);
+			acc += (uintptr_t)f.name + (uintptr_t)path + (uint32_t)v;
+			pclnrt_pcvalue_cached(&f, PCLN_TAB_PCSP, pcs[i], &v,
+			    &c->cache);
+			acc += (uint32_t)v;
+			break;
 		}
 	}
+	c->hits += c->cache.hits;
+	c->misses += c->cache.misses;
 	sink += acc;
 }
 
 static double
-median_ns(const struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
+median_ns(struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
 {
 	double d[NPASS];
 	int p;
@@ -235,6 +269,53 @@ open_ctx(struct ctx *c, const uint8_t *b, size_t len, const uint8_t *nb)
 	    (c->lt_noidx = pcln_open(nb, len, PCLN_OPEN_TRUSTED, &err)) ==
 	    NULL)
 		die(err.msg);
+}
+
+/* Is NAME in the comma-separated LIST? */
+static int
+listed(const char *list, const char *name)
+{
+	size_t l = strlen(name);
+	const char *p = list;
+
+	while ((p = strstr(p, name)) != NULL) {
+		if ((p == list || p[-1] == ',') && (p[l] == ',' || p[l] == 0))
+			return 1;
+		p += l;
+	}
+	return 0;
+}
+
+/* The N pcs rearranged as 32-frame stacks: 4 frames from PCS, then 2
+ * more repeated 14 times (a recursion). */
+static uint64_t *
+make_stacks(const uint64_t *pcs, size_t n)
+{
+	uint64_t *st = malloc(n * sizeof *st);
+	size_t i;
+
+	if (st == NULL)
+		die("out of memory");
+	for (i = 0; i < n; i++) {
+		size_t base = i - i % STACK_DEPTH, d = i % STACK_DEPTH;
+		st[i] = pcs[d < 4 ? i : base + 4 + (d - 4) % 2];
+	}
+	return st;
+}
+
+/* Size and shape of trailer section TAG, through the public reader. */
+static uint64_t
+section_size(const pcln_table *t, uint32_t want, uint64_t *off)
+{
+	size_t k, n = pcln_nsections(t);
+	uint32_t tag, o, sz;
+
+	for (k = 0; k < n; k++)
+		if (pcln_get_section(t, k, &tag, &o, &sz) == 0 && tag == want) {
+			*off = o;
+			return sz;
+		}
+	return 0;
 }
 
 /* Rows of every table of every function, per second (median). */
@@ -312,7 +393,7 @@ main(int argc, char **argv)
 	struct ctx c;
 	uint8_t *b, *nb;
 	size_t len, n;
-	uint64_t *pcs, *seq;
+	uint64_t *pcs, *seq, *stacks;
 	int k;
 
 	if (argc < 3)
@@ -364,27 +445,49 @@ main(int argc, char **argv)
 		die("out of memory");
 	memcpy(seq, pcs, n * sizeof *seq);
 	qsort(seq, n, sizeof *seq, cmp64);
+	stacks = make_stacks(pcs, n);
 	printf("nfunc %" PRIu64 "\n", c.rt.nfunc);
 	printf("blob_bytes %zu\n", len);
-	printf("has_index %d\n", c.rt.findex != NULL);
-	printf("index_bytes %" PRIu64 "\n", c.rt.findexlen);
-	if (c.rt.findex != NULL)
-		printf("index_maxscan %" PRIu32 "\nindex_shift %" PRIu32 "\n",
-		    pclnrt_load32(c.rt.findex + PCLN_FIDX_MAXSCAN, c.rt.big),
-		    pclnrt_load32(c.rt.findex + PCLN_FIDX_SHIFT, c.rt.big));
+	{
+		uint64_t off = 0, sz = section_size(c.lt, PCLN_SECT_FUNCINDEX,
+		    &off);
+		printf("has_index %d\n", sz > 0);
+		printf("index_bytes %" PRIu64 "\n", sz);
+		if (sz >= PCLN_FIDX_HDR)
+			printf("index_maxscan %" PRIu32 "\nindex_shift %"
+			    PRIu32 "\n", pclnrt_load32(b + off +
+			    PCLN_FIDX_MAXSCAN, c.rt.big), pclnrt_load32(b +
+			    off + PCLN_FIDX_SHIFT, c.rt.big));
+		sz = section_size(c.lt, PCLN_SECT_PCCKPT, &off);
+		printf("ckpt_bytes %" PRIu64 "\n", sz);
+		if (sz >= PCLN_CKPT_HDR)
+			printf("ckpt_stride %" PRIu32 "\n", pclnrt_load32(b +
+			    off + PCLN_CKPT_STRIDE, c.rt.big));
+	}
 	for (k = 0; k < K_N; k++) {
+		if (argc > 5 && !listed(argv[5], kname[k]))
+			continue;
 		run(&c, (enum kind)k, pcs, n < 10000 ? n : 10000);  /* warm */
 		printf("%s_random_ns %.1f\n", kname[k],
 		    median_ns(&c, (enum kind)k, pcs, n));
 		printf("%s_seq_ns %.1f\n", kname[k],
 		    median_ns(&c, (enum kind)k, seq, n));
+		if (k == K_FRAME || k == K_FRAME_CACHED)
+			printf("%s_stacks_ns %.1f\n", kname[k],
+			    median_ns(&c, (enum kind)k, stacks, n));
+		if (k == K_FRAME_CACHED)
+			printf("frame-cached_stacks_hit_pct %.1f\n", 100.0 *
+			    (double)c.hits / (double)(c.hits + c.misses + !c.hits));
 	}
+	if (argc > 5)
+		return 0;
 	enumerate(c.lt);
 	first_lookup(argv[2], pcs[0]);
 	pcln_close(c.lt);
 	pcln_close(c.lt_noidx);
 	free(pcs);
 	free(seq);
+	free(stacks);
 	free(b);
 	free(nb);
 	return 0;

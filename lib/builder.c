@@ -11,7 +11,8 @@
  *   [ | pad to 8 | FUNCSIZE section | pad to 8 | INLTREE section (if any
  *     function has inlined calls) | pad to 8 | FUNCINDEX section (from
  *     PCLN_INDEX_MIN_FUNCS functions, or as the flags say) | pad to 8
- *     | PCCKPT section (if a table has more rows than the stride)
+ *     | PCCKPT section (if a table has more rows than the stride: a
+ *     block of checkpoints per function that has such tables)
  *     | pad to 8 | directory
  *     | 32-byte footer ]                          <- unless PCLN_WRITE_GO12
  *
@@ -605,67 +606,83 @@ struct wstate {
 	struct bbuf scratch;
 	struct ckinfo *ck;	/* per table pool item: its checkpoints */
 	size_t ckcap;
-	struct bbuf ckent;	/* checkpoint entries, in the blob's order */
+	struct ckstate *cks;	/* the checkpoints of every distinct table */
+	size_t ncks, ckscap;
+	uint32_t *ckblk;	/* [nf + 1] PCCKPT block offsets */
 	pcln_func_layout *layout;
 	uint8_t *buf;
 };
 
-/* The checkpoints of one distinct table (PCCKPT). */
+/* The checkpoints of one distinct table (PCCKPT): states W->cks[first
+ * .. first + count - 1]. */
 struct ckinfo {
-	uint32_t first;		/* byte offset of its first entry */
+	size_t first;
 	uint32_t count;		/* 0: none (at most STRIDE rows) */
 	uint16_t form;		/* PCLN_CKPT_NARROW or _WIDE */
 };
 
-/* Append to W->ckent the checkpoints of the table T[0..LEN) of ROWS rows
- * (one after every STRIDE rows but the last) and describe them in *CI.
- * The pc offsets come from the bytes alone (the table covers exactly its
- * function), so equal tables get equal checkpoints.  Narrow entries if
- * every pc and byte offset fits 16 bits. */
+struct ckstate {
+	uint32_t pcoff, byteoff;
+	int32_t value;
+};
+
+/* Record in W->cks the checkpoints of the table T[0..LEN) of ROWS rows
+ * (the state after every STRIDE rows but the last) and describe them in
+ * *CI.  The pc offsets come from the bytes alone (the table covers
+ * exactly its function), so equal tables get equal checkpoints.  Narrow
+ * if every pc and byte offset fits 16 bits. */
 static int
 ckpt_table(struct wstate *w, const uint8_t *t, size_t len, size_t rows,
-    unsigned q, unsigned stride, int big, struct ckinfo *ci)
+    unsigned q, unsigned stride, struct ckinfo *ci)
 {
 	struct pclnrt_pcstep s;
-	size_t r = 0, esz;
+	size_t r = 0;
 	uint64_t span = 0;
-	int rc;
 
 	memset(ci, 0, sizeof *ci);
 	if (stride == 0 || rows <= stride)
 		return 0;
-	/* The table's pc span is its function's size. */
-	pclnrt_pcstep_init(&s, t, t + len, 0, q);
-	while ((rc = pclnrt_pcstep(&s)) == 1)
-		span = s.nextpc;
 	ci->count = (uint32_t)((rows - 1) / stride);
-	ci->form = span <= 0x10000 && len <= 0x10000 ? PCLN_CKPT_NARROW :
-	    PCLN_CKPT_WIDE;
-	esz = ci->form == PCLN_CKPT_NARROW ? PCLN_CKPT_NARROW_SIZE :
-	    PCLN_CKPT_WIDE_SIZE;
-	if (w->ckent.len > INT32_MAX - (size_t)ci->count * esz)
-		return -2;
-	ci->first = (uint32_t)w->ckent.len;
-	if (bbuf_reserve(&w->ckent, (size_t)ci->count * esz) != 0)
+	ci->first = w->ncks;
+	if (pclni_grow(&w->cks, &w->ckscap, w->ncks + ci->count,
+	    sizeof *w->cks) != 0)
 		return -1;
 	pclnrt_pcstep_init(&s, t, t + len, 0, q);
-	while ((rc = pclnrt_pcstep(&s)) == 1) {
-		uint8_t *e = w->ckent.p + w->ckent.len;
-		uint32_t bo = (uint32_t)(s.p - t);
+	while (pclnrt_pcstep(&s) == 1) {
+		span = s.nextpc;
 		if (++r % stride != 0 || r >= rows)
 			continue;
-		if (ci->form == PCLN_CKPT_NARROW) {
-			pclni_store16(e, (uint32_t)s.nextpc, big);
-			pclni_store16(e + 2, bo, big);
-			pclni_store32(e + 4, (uint32_t)s.value, big);
-		} else {
-			pclni_store32(e, (uint32_t)s.nextpc, big);
-			pclni_store32(e + 4, bo, big);
-			pclni_store32(e + 8, (uint32_t)s.value, big);
-		}
-		w->ckent.len += esz;
+		w->cks[w->ncks].pcoff = (uint32_t)s.nextpc;
+		w->cks[w->ncks].byteoff = (uint32_t)(s.p - t);
+		w->cks[w->ncks].value = s.value;
+		w->ncks++;
 	}
-	return w->ckent.len == ci->first + (size_t)ci->count * esz ? 0 : -3;
+	/* The table's pc span is its function's size. */
+	ci->form = span <= 0x10000 && len <= 0x10000 ? PCLN_CKPT_NARROW :
+	    PCLN_CKPT_WIDE;
+	return w->ncks == ci->first + ci->count ? 0 : -3;
+}
+
+/* Write the arrays of the checkpoints CI at P; return their size. */
+static size_t
+ckpt_arrays(const struct wstate *w, const struct ckinfo *ci, uint8_t *p,
+    int big)
+{
+	unsigned wd = ci->form == PCLN_CKPT_NARROW ? 2 : 4;
+	size_t aw = (size_t)((ci->count * wd + 3) & ~3u), k;
+	const struct ckstate *c = &w->cks[ci->first];
+
+	for (k = 0; k < ci->count; k++) {
+		if (wd == 2) {
+			pclni_store16(p + 2 * k, c[k].pcoff, big);
+			pclni_store16(p + aw + 2 * k, c[k].byteoff, big);
+		} else {
+			pclni_store32(p + 4 * k, c[k].pcoff, big);
+			pclni_store32(p + aw + 4 * k, c[k].byteoff, big);
+		}
+		pclni_store32(p + 2 * aw + 4 * k, (uint32_t)c[k].value, big);
+	}
+	return (size_t)PCLN_CKPT_ARRAYS(ci->count, wd);
 }
 
 /* FUNCINDEX (runtime/pclnrt_format.h): the builder aims for lookups of
@@ -765,7 +782,8 @@ wstate_free(struct wstate *w)
 	pclni_pool_free(&w->tabs);
 	free(w->scratch.p);
 	free(w->ck);
-	free(w->ckent.p);
+	free(w->cks);
+	free(w->ckblk);
 	free(w->layout);
 	free(w->buf);
 }
@@ -909,15 +927,14 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 				    sizeof *w.ck) != 0)
 					goto nomem;
 				rc = ckpt_table(&w, w.scratch.p, w.scratch.len,
-				    rows, q, b->ckstride, big, &w.ck[id]);
+				    rows, q, b->ckstride, &w.ck[id]);
 				if (rc == -1)
 					goto nomem;
 				if (rc == -2)
 					goto range;
 				if (rc != 0)
-					BADMATH("checkpoints", w.ckent.len,
+					BADMATH("checkpoints", w.ncks,
 					    w.ck[id].first);
-				st.nckpt += w.ck[id].count;
 			}
 			if (j == 0)
 				st.pcsp += w.scratch.len;
@@ -964,13 +981,38 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 			    PCLN_SECT_ALIGN);
 			nsect++;
 		}
-		for (k = 0; k < ntab && w.ckent.len > 0; k++)
-			if (w.tabid[k] != 0 && w.ck[w.tabid[k] - 1].count > 0)
-				ck_ndesc++;
-		if (ck_ndesc > 0) {
+		/* PCCKPT: a block per function with long tables. */
+		if (w.ncks > 0) {
+			uint64_t blk = 0;
+			if ((w.ckblk = malloc((n + 1) * sizeof *w.ckblk)) ==
+			    NULL)
+				goto nomem;
+			for (k = 0; k < n; k++) {
+				uint64_t nd = 0, arr = 0;
+				w.ckblk[k] = (uint32_t)blk;
+				for (j = w.tabbase[k]; j < w.tabbase[k + 1];
+				    j++) {
+					const struct ckinfo *ci;
+					if (w.tabid[j] == 0 || (ci = &w.ck[
+					    w.tabid[j] - 1])->count == 0)
+						continue;
+					nd++;
+					arr += PCLN_CKPT_ARRAYS(ci->count,
+					    ci->form == PCLN_CKPT_NARROW ? 2 : 4);
+				}
+				if (nd > 0)
+					blk += 4 + PCLN_CKPT_DESC * nd + arr;
+				ck_ndesc += nd;
+				if (blk > INT32_MAX)
+					goto range;
+			}
+			w.ckblk[n] = (uint32_t)blk;
+			st.nckpt = 0;
+			for (k = 0; k < ntab; k++)
+				if (w.tabid[k] != 0)
+					st.nckpt += w.ck[w.tabid[k] - 1].count;
 			ck_off = dir_off;
-			ck_size = PCLN_CKPT_HDR + 4 * ((uint64_t)n + 1) +
-			    PCLN_CKPT_DESC * ck_ndesc + w.ckent.len;
+			ck_size = PCLN_CKPT_HDR + 4 * ((uint64_t)n + 1) + blk;
 			dir_off = pclni_align(ck_off + ck_size,
 			    PCLN_SECT_ALIGN);
 			nsect++;
@@ -1160,44 +1202,53 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 			c = pclni_align(c, PCLN_SECT_ALIGN);
 		}
 		if (ck_size > 0) {
-			uint64_t d = 0, dbase;
+			uint64_t blocks;
 			if (c != ck_off)
 				BADMATH("trailer: PCCKPT", c, ck_off);
 			pclni_store32(buf + c + PCLN_CKPT_STRIDE, b->ckstride,
 			    big);
-			pclni_store32(buf + c + PCLN_CKPT_NDESC,
-			    (uint32_t)ck_ndesc, big);
-			pclni_store32(buf + c + PCLN_CKPT_CKBYTES,
-			    (uint32_t)w.ckent.len, big);
+			pclni_store32(buf + c + PCLN_CKPT_BLKBYTES, w.ckblk[n],
+			    big);
 			c += PCLN_CKPT_HDR;
-			dbase = c + 4 * ((uint64_t)n + 1);
+			for (k = 0; k <= n; k++)
+				pclni_store32(buf + c + 4 * k, w.ckblk[k], big);
+			c += 4 * ((uint64_t)n + 1);
+			blocks = c;
 			for (k = 0; k < n; k++) {
-				pclni_store32(buf + c + 4 * k, (uint32_t)d,
-				    big);
+				uint64_t nd = 0, arr;
+				if (c != blocks + w.ckblk[k])
+					BADMATH("trailer: PCCKPT block", c,
+					    blocks + w.ckblk[k]);
+				if (w.ckblk[k + 1] == w.ckblk[k])
+					continue;
+				for (j = w.tabbase[k]; j < w.tabbase[k + 1];
+				    j++)
+					if (w.tabid[j] != 0 &&
+					    w.ck[w.tabid[j] - 1].count > 0)
+						nd++;
+				pclni_store32(buf + c, (uint32_t)nd, big);
+				arr = 4 + PCLN_CKPT_DESC * nd;
+				nd = 0;
 				for (j = w.tabbase[k]; j < w.tabbase[k + 1];
 				    j++) {
 					const struct ckinfo *ci;
 					uint8_t *de;
-					if (w.tabid[j] == 0 ||
-					    (ci = &w.ck[w.tabid[j] - 1])->count
-					    == 0)
+					if (w.tabid[j] == 0 || (ci = &w.ck[
+					    w.tabid[j] - 1])->count == 0)
 						continue;
-					de = buf + dbase + PCLN_CKPT_DESC * d;
+					de = buf + c + 4 + PCLN_CKPT_DESC *
+					    nd++;
 					pclni_store16(de, (uint32_t)(j -
 					    w.tabbase[k]), big);
 					pclni_store16(de + 2, ci->form, big);
-					pclni_store32(de + 4, ci->first, big);
+					pclni_store32(de + 4, (uint32_t)arr,
+					    big);
 					pclni_store32(de + 8, ci->count, big);
-					d++;
+					arr += ckpt_arrays(&w, ci, buf + c +
+					    arr, big);
 				}
+				c += arr;
 			}
-			pclni_store32(buf + c + 4 * n, (uint32_t)d, big);
-			if (d != ck_ndesc)
-				BADMATH("trailer: PCCKPT descriptors", d,
-				    ck_ndesc);
-			c = dbase + PCLN_CKPT_DESC * d;
-			memcpy(buf + c, w.ckent.p, w.ckent.len);
-			c += w.ckent.len;
 			if (c != ck_off + ck_size)
 				BADMATH("trailer: PCCKPT end", c,
 				    ck_off + ck_size);

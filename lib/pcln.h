@@ -207,7 +207,7 @@ typedef struct pcln_build_stats {
 	    pcdata, padding, trailer, total;
 	size_t findex;			/* FUNCINDEX bytes (part of trailer) */
 	size_t ckpt;			/* PCCKPT bytes (part of trailer) */
-	size_t nckpt;			/* checkpoints written (after dedupe) */
+	size_t nckpt;			/* checkpoints written */
 	size_t nckdesc;			/* (function, table) descriptors */
 } pcln_build_stats;
 

@@ -580,84 +580,93 @@ check_findex(struct vctx *v)
 /* One table of function I against its checkpoints (PCCKPT): TAB, at
  * blob offset OFF (present; check_func decoded it), has a descriptor DE
  * (0 if none) that must exist exactly when the table has more than
- * STRIDE rows, and whose entries must be the walk's states after every
- * STRIDE rows.  ENTS is the offset of the entries, CKB their bytes. */
+ * STRIDE rows, with arrays at blob offset ARR, ROOM bytes before its
+ * block (at B0) ends, their size in *ASIZE, that must hold the walk's
+ * states after every STRIDE rows. */
 static int
 check_ckpt_table(struct vctx *v, uint64_t i, uint64_t tab, uint64_t off,
-    uint64_t de, uint64_t stride, uint64_t ents, uint64_t ckb)
+    uint64_t de, uint64_t stride, uint64_t b0, uint64_t arr, uint64_t room,
+    uint64_t *asize)
 {
 	pcln_err *err = v->err;
 	struct pclnrt_pcstep s;
-	uint64_t rows = 0, form = 0, first = 0, cnt = 0, esz = 0, m = 0;
+	uint64_t rows = 0, form = 0, cnt = 0, w = 4, aw, m = 0;
 
+	*asize = 0;
 	pclnrt_pcstep_init(&s, v->b + off, v->b + v->go12, 0, v->q);
 	while (pclnrt_pcstep(&s) == 1)
 		rows++;
-	if (de != 0) {
-		form = pclnrt_load16(v->b + de + 2, v->big);
-		first = ld32(v, de + 4);
-		cnt = ld32(v, de + 8);
-		esz = form == PCLN_CKPT_NARROW ? PCLN_CKPT_NARROW_SIZE :
-		    PCLN_CKPT_WIDE_SIZE;
-	}
 	if (de == 0 && rows > stride)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)v->ckpt,
 		    "trailer PCCKPT section at 0x%" PRIx64 ": no descriptor for"
 		    " function %" PRIu64 " table %" PRIu64 " (%" PRIu64 " rows),"
 		    " expected one for every table over the stride %" PRIu64,
 		    (uint64_t)v->ckpt, i, tab, rows, stride);
-	if (de != 0 && (rows <= stride || (form != PCLN_CKPT_NARROW &&
+	if (de == 0)
+		return 0;
+	form = pclnrt_load16(v->b + de + 2, v->big);
+	cnt = ld32(v, de + 8);
+	if (form == PCLN_CKPT_NARROW)
+		w = 2;
+	if (rows <= stride || (form != PCLN_CKPT_NARROW &&
 	    form != PCLN_CKPT_WIDE) || cnt != (rows - 1) / stride ||
-	    first > ckb || cnt * esz > ckb - first))
+	    ld32(v, de + 4) != arr - b0 ||
+	    PCLN_CKPT_ARRAYS(cnt, w) > room)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)de,
 		    "PCCKPT descriptor at 0x%" PRIx64 " of function %" PRIu64
 		    " table %" PRIu64 " (%" PRIu64 " rows, stride %" PRIu64 "): "
-		    "form %" PRIu64 ", %" PRIu64 " checkpoints at entry byte %"
-		    PRIu64 ", expected %s", de, i, tab, rows, stride, form, cnt,
-		    first, rows <= stride ? "no descriptor (too few rows)" :
-		    "form 1 or 2 and (rows - 1) / stride checkpoints inside the "
-		    "entries");
-	if (de == 0)
-		return 0;
+		    "form %" PRIu64 ", %" PRIu64 " checkpoints, expected %s", de,
+		    i, tab, rows, stride, form, cnt, rows <= stride ?
+		    "no descriptor (too few rows)" : "form 1 or 2, (rows - 1) "
+		    "/ stride checkpoints, and arrays right after the previous "
+		    "ones inside the block");
+	*asize = PCLN_CKPT_ARRAYS(cnt, w);
+	aw = (cnt * w + 3) & ~(uint64_t)3;
 	pclnrt_pcstep_init(&s, v->b + off, v->b + v->go12, 0, v->q);
 	for (rows = 1; pclnrt_pcstep(&s) == 1 && m < cnt; rows++) {
-		const uint8_t *e = v->b + ents + first + esz * m;
 		uint64_t pcoff, bo;
 		int32_t val;
 		if (rows % stride != 0)
 			continue;
-		if (form == PCLN_CKPT_NARROW) {
-			pcoff = pclnrt_load16(e, v->big);
-			bo = pclnrt_load16(e + 2, v->big);
-			val = (int32_t)pclnrt_load32(e + 4, v->big);
+		if (w == 2) {
+			pcoff = pclnrt_load16(v->b + arr + 2 * m, v->big);
+			bo = pclnrt_load16(v->b + arr + aw + 2 * m, v->big);
 		} else {
-			pcoff = pclnrt_load32(e, v->big);
-			bo = pclnrt_load32(e + 4, v->big);
-			val = (int32_t)pclnrt_load32(e + 8, v->big);
+			pcoff = ld32(v, arr + 4 * m);
+			bo = ld32(v, arr + aw + 4 * m);
 		}
+		val = (int32_t)ld32(v, arr + 2 * aw + 4 * m);
 		if (pcoff != s.nextpc || bo != (uint64_t)(s.p - (v->b + off)) ||
 		    val != s.value)
 			return pclni_seterr(err, PCLN_ETRAILER,
-			    (int64_t)(e - v->b), "PCCKPT checkpoint %" PRIu64
-			    " of function %" PRIu64 " table %" PRIu64 " at 0x%tx:"
-			    " pc offset 0x%" PRIx64 " byte %" PRIu64 " value %"
-			    PRId32 ", expected 0x%" PRIx64 " byte %td value %"
-			    PRId32 " (the state after row %" PRIu64 ")", m, i,
-			    tab, e - v->b, pcoff, bo, val, s.nextpc,
-			    s.p - (v->b + off), s.value, rows);
+			    (int64_t)(arr + w * m), "PCCKPT checkpoint %" PRIu64
+			    " of function %" PRIu64 " table %" PRIu64 " (arrays "
+			    "at 0x%" PRIx64 "): pc offset 0x%" PRIx64 " byte %"
+			    PRIu64 " value %" PRId32 ", expected 0x%" PRIx64
+			    " byte %td value %" PRId32 " (the state after row %"
+			    PRIu64 ")", m, i, tab, arr, pcoff, bo, val,
+			    s.nextpc, s.p - (v->b + off), s.value, rows);
 		m++;
 	}
+	/* Padding inside the arrays is zero, so the bytes are canonical. */
+	for (m = cnt * w; m < aw; m++)
+		if (v->b[arr + m] != 0 || v->b[arr + aw + m] != 0)
+			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)(arr +
+			    m), "PCCKPT arrays at 0x%" PRIx64 " of function %"
+			    PRIu64 " table %" PRIu64 ": padding not zero", arr,
+			    i, tab);
 	return 0;
 }
 
 /* The PCCKPT section (after every function was checked): header, the
- * per-function descriptor ranges, descriptors sorted by table, and each
- * table's checkpoints (check_ckpt_table). */
+ * block offsets, and each function's block: its descriptors, sorted by
+ * table, for exactly its tables over the stride, whose arrays follow one
+ * another to the block's end (check_ckpt_table). */
 static int
 check_ckpt(struct vctx *v)
 {
 	pcln_err *err = v->err;
-	uint64_t base = (uint64_t)v->ckpt, stride, nd, ckb, res, dbase, ents;
+	uint64_t base = (uint64_t)v->ckpt, stride, res0, res, blkb, blocks;
 	uint64_t i, prev = 0;
 
 	if (v->nckpt < PCLN_CKPT_HDR)
@@ -665,64 +674,75 @@ check_ckpt(struct vctx *v)
 		    "trailer PCCKPT section at 0x%" PRIx64 ": size %" PRIu64
 		    ", expected at least %u", base, v->nckpt, PCLN_CKPT_HDR);
 	stride = ld32(v, base + PCLN_CKPT_STRIDE);
-	nd = ld32(v, base + PCLN_CKPT_NDESC);
-	ckb = ld32(v, base + PCLN_CKPT_CKBYTES);
+	res0 = ld32(v, base + PCLN_CKPT_RESERVED0);
+	blkb = ld32(v, base + PCLN_CKPT_BLKBYTES);
 	res = ld32(v, base + PCLN_CKPT_RESERVED);
-	dbase = base + PCLN_CKPT_HDR + 4 * (v->n + 1);
-	ents = dbase + PCLN_CKPT_DESC * nd;
-	if (stride < 1 || stride > PCLN_CKPT_STRIDE_MAX || res != 0 ||
-	    v->nckpt != ents + ckb - base)
+	blocks = base + PCLN_CKPT_HDR + 4 * (v->n + 1);
+	if (stride < 1 || stride > PCLN_CKPT_STRIDE_MAX || res0 != 0 ||
+	    res != 0 || v->nckpt != blocks - base + blkb)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
 		    "trailer PCCKPT section at 0x%" PRIx64 ": stride %" PRIu64
-		    " reserved %" PRIu64 ", %" PRIu64 " descriptors and %"
-		    PRIu64 " entry bytes in %" PRIu64 " bytes, expected a "
-		    "stride of 1 to %u, 0, and 16 + 4 * (nfunc + 1) + 12 * "
-		    "descriptors + entry bytes", base, stride, res, nd, ckb,
-		    v->nckpt, PCLN_CKPT_STRIDE_MAX);
+		    " reserved %" PRIu64 " %" PRIu64 ", %" PRIu64 " block bytes "
+		    "in %" PRIu64 " bytes, expected a stride of 1 to %u, 0, 0, "
+		    "and 16 + 4 * (nfunc + 1) + block bytes", base, stride,
+		    res0, res, blkb, v->nckpt, PCLN_CKPT_STRIDE_MAX);
 	for (i = 0; i <= v->n; i++) {
 		uint64_t at = base + PCLN_CKPT_HDR + 4 * i, st = ld32(v, at);
-		if (st < prev || st > nd || (i == 0 && st != 0) ||
-		    (i == v->n && st != nd))
+		if (st < prev || st > blkb || st % 4 != 0 ||
+		    (i == 0 && st != 0) || (i == v->n && st != blkb))
 			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)at,
 			    "trailer PCCKPT start[%" PRIu64 "] at 0x%" PRIx64
 			    ": %" PRIu64 ", expected %s", i, at, st, i == 0 ?
-			    "0" : i == v->n ? "the descriptor count" : "not "
-			    "below the previous one and at most the descriptor "
-			    "count");
+			    "0" : i == v->n ? "the block bytes" : "a multiple "
+			    "of 4, not below the previous one and at most the "
+			    "block bytes");
 		prev = st;
 	}
 	for (i = 0; i < v->n; i++) {
-		uint64_t d = ld32(v, base + PCLN_CKPT_HDR + 4 * i);
-		uint64_t d1 = ld32(v, base + PCLN_CKPT_HDR + 4 * i + 4);
+		uint64_t b0 = blocks + ld32(v, base + PCLN_CKPT_HDR + 4 * i);
+		uint64_t b1 = blocks + ld32(v, base + PCLN_CKPT_HDR + 4 * i + 4);
 		uint64_t fo = ldptr(v, PCLN_FTAB_ENTRY(v->ps, i) + v->ps);
-		uint64_t npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps)), tab;
+		uint64_t npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps));
+		uint64_t nd = 0, d = 0, arr, tab;
 
+		if (b1 > b0) {
+			nd = b1 - b0 >= 4 ? ld32(v, b0) : 0;
+			if (nd == 0 || 4 + PCLN_CKPT_DESC * nd > b1 - b0)
+				return pclni_seterr(err, PCLN_ETRAILER,
+				    (int64_t)b0, "PCCKPT block of function %"
+				    PRIu64 " at 0x%" PRIx64 " (%" PRIu64
+				    " bytes): %" PRIu64 " descriptors, expected "
+				    "1 to fit", i, b0, b1 - b0, nd);
+		}
+		arr = nd ? b0 + 4 + PCLN_CKPT_DESC * nd : b0;
 		for (tab = 0; tab < 3 + npc; tab++) {
 			uint64_t field = tab < 3 ? fo + PCLN_FUNC_PCSP(v->ps) +
 			    4 * tab : fo + PCLN_FUNC_PCDATA(v->ps, tab - 3);
-			uint64_t off = ld32(v, field), de = 0;
-			if (d < d1 && pclnrt_load16(v->b + dbase +
+			uint64_t off = ld32(v, field), de = 0, asz;
+			if (d < nd && pclnrt_load16(v->b + b0 + 4 +
 			    PCLN_CKPT_DESC * d, v->big) == tab) {
+				de = b0 + 4 + PCLN_CKPT_DESC * d++;
 				if (off == 0)
 					return pclni_seterr(err,
-					    PCLN_ETRAILER, (int64_t)(dbase +
-					    PCLN_CKPT_DESC * d), "PCCKPT "
-					    "descriptor %" PRIu64 " of function "
-					    "%" PRIu64 ": table %" PRIu64 " is "
-					    "absent", d, i, tab);
-				de = dbase + PCLN_CKPT_DESC * d++;
+					    PCLN_ETRAILER, (int64_t)de,
+					    "PCCKPT descriptor at 0x%" PRIx64
+					    " of function %" PRIu64 ": table %"
+					    PRIu64 " is absent", de, i, tab);
 			}
 			if (off != 0 && check_ckpt_table(v, i, tab, off, de,
-			    stride, ents, ckb) != 0)
+			    stride, b0, arr, b1 - arr, &asz) != 0)
 				return -1;
+			if (de != 0)
+				arr += asz;
 		}
-		if (d != d1)
+		if (d != nd || arr != b1)
 			return pclni_seterr(err, PCLN_ETRAILER,
-			    (int64_t)(dbase + PCLN_CKPT_DESC * d), "PCCKPT "
-			    "descriptor %" PRIu64 " of function %" PRIu64
-			    ": table %u, expected tables in increasing order "
-			    "below %" PRIu64, d, i, pclnrt_load16(v->b + dbase +
-			    PCLN_CKPT_DESC * d, v->big), 3 + npc);
+			    (int64_t)(d < nd ? b0 + 4 + PCLN_CKPT_DESC * d :
+			    arr), "PCCKPT block of function %" PRIu64 " at 0x%"
+			    PRIx64 ": %s, expected tables in increasing order "
+			    "below %" PRIu64 " and arrays filling the block",
+			    i, b0, d < nd ? "descriptor for no table" :
+			    "bytes after the arrays", 3 + npc);
 	}
 	return 0;
 }

@@ -307,18 +307,21 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 	f->args = (int32_t)pclnrt_load32(rec + PCLN_FUNC_ARGS(ps), t->big);
 	f->frame = (int32_t)pclnrt_load32(rec + PCLN_FUNC_FRAME(ps), t->big);
 	f->index = (uint32_t)lo;
+	if (t->ckpt != NULL)	/* the next lookup's first read */
+		PCLNRT_PREFETCH(t->ckpt + PCLN_CKPT_HDR + 4 * lo);
 	return PCLNRT_OK;
 }
 
-int
-pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
-    uint64_t *start, uint64_t *end)
+/* Position S to decode table TABLE of F for PC: at the table's start,
+ * or at its last checkpoint at or before PC.  Returns PCLNRT_OK, or the
+ * status pclnrt_pcvalue returns without decoding. */
+static int
+seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s)
 {
 	const pclnrt_table *t = f->t;
-	struct pclnrt_pcstep s;
 	struct pclnrt_ckpt ck;
 	uint32_t off;
-	int rc, bad;
+	int bad;
 
 	if (table < 0)
 		return PCLNRT_NOTFOUND;
@@ -329,29 +332,51 @@ pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
 		return PCLNRT_NOTFOUND;
 	if (off >= t->len)
 		return PCLNRT_CORRUPT;
-	/* Each step consumes a byte: at most len - off steps; from a
-	 * checkpoint, at most the stride in a verified blob. */
-	pclnrt_pcstep_init(&s, t->blob + off, t->blob + t->len, f->entry,
+	pclnrt_pcstep_init(s, t->blob + off, t->blob + t->len, f->entry,
 	    t->quantum);
 	if (t->ckpt != NULL && pclnrt_ckpt_find(t->ckpt, t->ckptlen, t->big,
 	    t->nfunc, f->index, (uint32_t)table, pc - f->entry, &ck) &&
 	    ck.byteoff < t->len - off) {
-		s.p += ck.byteoff;
-		s.pc = s.nextpc = f->entry + ck.pcoff;
-		s.value = ck.value;
-		s.first = 0;
+		s->p += ck.byteoff;
+		s->pc = s->nextpc = f->entry + ck.pcoff;
+		s->value = ck.value;
+		s->first = 0;
 	}
-	while ((rc = pclnrt_pcstep(&s)) == 1) {
-		if (pc < s.nextpc) {
-			*value = s.value;
+	return PCLNRT_OK;
+}
+
+/* Decode from S to the row holding PC (seek's S).  Each step consumes a
+ * byte: at most len - off steps; from a checkpoint, at most the stride
+ * in a verified blob. */
+static int
+scan(const pclnrt_func *f, struct pclnrt_pcstep *s, uint64_t pc,
+    int32_t *value, uint64_t *start, uint64_t *end)
+{
+	int rc;
+
+	while ((rc = pclnrt_pcstep(s)) == 1) {
+		if (pc < s->nextpc) {
+			*value = s->value;
 			if (start != NULL)
-				*start = s.pc;
+				*start = s->pc;
 			if (end != NULL)
-				*end = s.nextpc < f->end ? s.nextpc : f->end;
+				*end = s->nextpc < f->end ? s->nextpc : f->end;
 			return PCLNRT_OK;
 		}
 	}
 	return rc == 0 ? PCLNRT_NOTFOUND : PCLNRT_CORRUPT;
+}
+
+int
+pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
+    uint64_t *start, uint64_t *end)
+{
+	struct pclnrt_pcstep s;
+	int rc;
+
+	if ((rc = seek(f, table, pc, &s)) != PCLNRT_OK)
+		return rc;
+	return scan(f, &s, pc, value, start, end);
 }
 
 int
@@ -406,7 +431,28 @@ int
 pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
     int32_t *line)
 {
-	return pclnrt_funcline_cached(f, pc, path, line, NULL);
+	struct pclnrt_pcstep sf, sl;
+	int32_t fileno;
+	int rc, rcf;
+
+	/* Both tables' starting points first, so that their memory is
+	 * fetched at the same time rather than one after the other. */
+	*path = NULL;
+	*line = 0;
+	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf);
+	rc = seek(f, PCLN_TAB_PCLN, pc, &sl);
+	PCLNRT_PREFETCH(sf.p);
+	PCLNRT_PREFETCH(sl.p);
+	if (rcf == PCLNRT_OK)
+		rcf = scan(f, &sf, pc, &fileno, NULL, NULL);
+	if (rcf == PCLNRT_OK && (*path = pclnrt_filename(f->t, fileno)) ==
+	    NULL)
+		rcf = PCLNRT_CORRUPT;
+	if (rc == PCLNRT_OK)
+		rc = scan(f, &sl, pc, line, NULL, NULL);
+	if (rc != PCLNRT_OK)
+		*line = 0;
+	return rc != PCLNRT_OK ? rc : rcf;
 }
 
 void

@@ -187,40 +187,48 @@
  *   the walk's state after row m * K.  Section layout (integers in the
  *   blob's byte order):
  *     0   stride   K, rows per checkpoint, 1..PCLN_CKPT_STRIDE_MAX
- *     4   ndesc    number of descriptors
- *     8   ckbytes  bytes of checkpoint entries
+ *     4   0        reserved
+ *     8   blkbytes bytes of the function blocks below
  *     12  0        reserved
- *     16  uint32 start[nfunc + 1]: function i's descriptors are start[i]
- *           .. start[i + 1] - 1 (start[0] = 0, start[nfunc] = ndesc)
- *     then ndesc descriptors of PCLN_CKPT_DESC bytes:
- *       0  uint16 table   0 pcsp, 1 pcfile, 2 pcln, 3 + i pcdata[i];
- *                         strictly increasing within a function
- *       2  uint16 form    PCLN_CKPT_NARROW or PCLN_CKPT_WIDE
- *       4  uint32 first   byte offset of its first entry in the entries
- *       8  uint32 count   its checkpoints, (rows - 1) / K
- *     then ckbytes bytes of entries, each in its descriptor's form:
- *       narrow (8 bytes): uint16 pcoff, uint16 byteoff, int32 value
- *       wide  (12 bytes): uint32 pcoff, uint32 byteoff, int32 value
- *     pcoff: bytes from the entry to where row m * K ends (row m * K + 1
- *     starts); byteoff: bytes from the table's first byte to row
- *     m * K + 1's first byte; value: row m * K's value.  Entries of one
- *     descriptor have strictly increasing pcoff.  Equal tables (shared
- *     by deduplication) may share their entries.
- *   A lookup reads start[i], binary-searches the function's descriptors
- *   for the table and its entries for the last pcoff <= pc - entry (at
- *   most 32 steps each), and resumes the walk there. */
+ *     16  uint32 start[nfunc + 1]: function i's block is bytes start[i]
+ *           .. start[i + 1] - 1 of the blocks (empty: no long table);
+ *           start[0] = 0, start[nfunc] = blkbytes, multiples of 4
+ *     16 + 4 (nfunc + 1): the blocks.  A block:
+ *       0   uint32 ndesc
+ *       4   ndesc descriptors of PCLN_CKPT_DESC bytes:
+ *             0  uint16 table  0 pcsp, 1 pcfile, 2 pcln, 3 + i pcdata[i];
+ *                              strictly increasing
+ *             2  uint16 form   PCLN_CKPT_NARROW or PCLN_CKPT_WIDE
+ *             4  uint32 first  offset of its arrays from the block's start
+ *             8  uint32 count  its checkpoints, (rows - 1) / K
+ *       then each descriptor's arrays, in descriptor order, each padded
+ *       to 4 bytes (narrow: uint16 elements, wide: uint32):
+ *             pcoff[count]    bytes from the entry to where row m * K
+ *                             ends (row m * K + 1 starts); non-decreasing
+ *             byteoff[count]  bytes from the table's first byte to row
+ *                             m * K + 1's first byte
+ *             int32 value[count]  row m * K's value
+ *   A lookup reads start[i] (prefetched by pclnrt_findfunc), the block's
+ *   descriptors (binary search by table, at most 16 steps), the table's
+ *   pcoff array (binary search for the last pcoff <= pc - entry, at
+ *   most 32 steps) and one byteoff and value, and resumes the walk
+ *   there: the pcoffs are packed so that the search touches few cache
+ *   lines, and a function's checkpoints sit together. */
 #define PCLN_SECT_PCCKPT	4u
 #define PCLN_CKPT_STRIDE	0
-#define PCLN_CKPT_NDESC		4
-#define PCLN_CKPT_CKBYTES	8
+#define PCLN_CKPT_RESERVED0	4
+#define PCLN_CKPT_BLKBYTES	8
 #define PCLN_CKPT_RESERVED	12
 #define PCLN_CKPT_HDR		16u
 #define PCLN_CKPT_DESC		12u
-#define PCLN_CKPT_NARROW	1u	/* 8-byte entries */
-#define PCLN_CKPT_WIDE		2u	/* 12-byte entries */
-#define PCLN_CKPT_NARROW_SIZE	8u
-#define PCLN_CKPT_WIDE_SIZE	12u
+#define PCLN_CKPT_NARROW	1u	/* uint16 pcoff and byteoff */
+#define PCLN_CKPT_WIDE		2u	/* uint32 pcoff and byteoff */
 #define PCLN_CKPT_STRIDE_MAX	65536u
+/* Bytes of one descriptor's arrays: two arrays of COUNT elements of W
+ * (2 or 4) bytes, each padded to 4, and COUNT int32 values. */
+#define PCLN_CKPT_ARRAYS(count, w) \
+	(2 * (((uint64_t)(count) * (w) + 3) & ~(uint64_t)3) + \
+	 4 * (uint64_t)(count))
 
 /* pcsp value for "not known here" (pclnld --elf writes it where the CFA
  * is not sp-based): pclnrt_traceback stops (PCLNRT_STOP_NO_SP) unless
@@ -442,14 +450,15 @@ pclnrt_index_find(const uint8_t *ix, const uint8_t *functab, unsigned ps,
 
 /* --- the checkpoint lookup: the only one in the project ---
  *
- * CK, CKLEN: a PCCKPT section; NFUNC: the blob's function count; FI: a
- * function index < NFUNC; TABLE: a table number; PCOFF: pc - entry.
- * If the function's table has a checkpoint at or before PCOFF, store the
- * last one's state (row end offset, value, byte offset from the table's
- * start) and return 1; else return 0 (decode from the entry).  Every
- * read is checked against CKLEN, so a damaged section gives 0 or a wrong
- * checkpoint, never a read outside it.  At most 2 x 33 loop steps
- * (two binary searches over uint32 counts). */
+ * CK, CKLEN: a PCCKPT section that pclnrt_ckpt_ok accepted for NFUNC
+ * functions; FI: a function index < NFUNC; TABLE: a table number; PCOFF:
+ * pc - entry.  If the function's table has a checkpoint at or before
+ * PCOFF, store the last one's state (row end offset, byte offset from
+ * the table's start, value) and return 1; else return 0 (decode from
+ * the entry).  Every read is checked against the function's block, so a
+ * damaged section gives 0 or a wrong checkpoint, never a read outside
+ * it.  At most 33 + 33 loop steps (two binary searches over uint32
+ * counts; a valid block has at most 3 + 1024 descriptors), no division. */
 struct pclnrt_ckpt {
 	uint32_t pcoff;
 	uint32_t byteoff;
@@ -459,66 +468,60 @@ struct pclnrt_ckpt {
 static inline int
 pclnrt_ckpt_ok(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc)
 {
-	uint64_t nd, cb;
-
 	if (ck == NULL || cklen < PCLN_CKPT_HDR)
 		return 0;
-	nd = pclnrt_load32(ck + PCLN_CKPT_NDESC, big);
-	cb = pclnrt_load32(ck + PCLN_CKPT_CKBYTES, big);
 	return pclnrt_load32(ck + PCLN_CKPT_STRIDE, big) >= 1 &&
-	    cklen == PCLN_CKPT_HDR + 4 * (nfunc + 1) + PCLN_CKPT_DESC * nd +
-	    cb;
+	    cklen == PCLN_CKPT_HDR + 4 * (nfunc + 1) +
+	    (uint64_t)pclnrt_load32(ck + PCLN_CKPT_BLKBYTES, big);
 }
 
 static inline int
 pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
     uint64_t fi, uint32_t table, uint64_t pcoff, struct pclnrt_ckpt *out)
 {
-	uint64_t d0, d1, lo, hi, mid, nd, descs, ents, first, cnt, esz;
-	const uint8_t *d, *e;
-	unsigned form;
+	uint64_t b0, b1, bl, nd, lo, hi, mid, first, cnt, w, aw;
+	const uint8_t *blk, *d, *a;
 
 	if (fi >= nfunc)
 		return 0;
-	nd = pclnrt_load32(ck + PCLN_CKPT_NDESC, big);
-	descs = PCLN_CKPT_HDR + 4 * (nfunc + 1);
-	ents = descs + PCLN_CKPT_DESC * nd;
-	d0 = pclnrt_load32(ck + PCLN_CKPT_HDR + 4 * fi, big);
-	d1 = pclnrt_load32(ck + PCLN_CKPT_HDR + 4 * fi + 4, big);
-	if (d0 >= d1 || d1 > nd)
+	b0 = pclnrt_load32(ck + PCLN_CKPT_HDR + 4 * fi, big);
+	b1 = pclnrt_load32(ck + PCLN_CKPT_HDR + 4 * fi + 4, big);
+	lo = PCLN_CKPT_HDR + 4 * (nfunc + 1);	/* the blocks */
+	if (b0 + 4 > b1 || b1 > cklen - lo)
 		return 0;
-	/* The descriptor of TABLE among [d0, d1), sorted by table. */
-	lo = d0;
-	hi = d1;
+	blk = ck + lo + b0;
+	bl = b1 - b0;
+	nd = pclnrt_load32(blk, big);
+	if (nd == 0 || 4 + PCLN_CKPT_DESC * nd > bl)
+		return 0;
+	/* The descriptor of TABLE, sorted by table. */
+	lo = 0;
+	hi = nd;
 	while (hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
-		if (pclnrt_load16(ck + descs + PCLN_CKPT_DESC * mid, big) <=
-		    table)
+		if (pclnrt_load16(blk + 4 + PCLN_CKPT_DESC * mid, big) <= table)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	d = ck + descs + PCLN_CKPT_DESC * lo;
+	d = blk + 4 + PCLN_CKPT_DESC * lo;
 	if (pclnrt_load16(d, big) != table)
 		return 0;
-	form = pclnrt_load16(d + 2, big);
+	w = pclnrt_load16(d + 2, big) == PCLN_CKPT_NARROW ? 2 : 4;
 	first = pclnrt_load32(d + 4, big);
 	cnt = pclnrt_load32(d + 8, big);
-	esz = form == PCLN_CKPT_NARROW ? PCLN_CKPT_NARROW_SIZE :
-	    PCLN_CKPT_WIDE_SIZE;
-	if (cnt == 0 || first > cklen - ents ||
-	    cnt * esz > cklen - ents - first)	/* no division: see pclnrt.c */
+	if (cnt == 0 || first > bl || PCLN_CKPT_ARRAYS(cnt, w) > bl - first)
 		return 0;
-	e = ck + ents + first;
-	/* The last entry with pcoff <= PCOFF. */
+	a = blk + first;
+	aw = (cnt * w + 3) & ~(uint64_t)3;	/* one padded array */
+	/* The last pcoff <= PCOFF. */
 	lo = 0;
 	hi = cnt;
 	while (lo < hi) {
 		uint64_t p;
 		mid = lo + (hi - lo) / 2;
-		p = form == PCLN_CKPT_NARROW ?
-		    pclnrt_load16(e + esz * mid, big) :
-		    pclnrt_load32(e + esz * mid, big);
+		p = w == 2 ? pclnrt_load16(a + 2 * mid, big) :
+		    pclnrt_load32(a + 4 * mid, big);
 		if (p <= pcoff)
 			lo = mid + 1;
 		else
@@ -526,16 +529,15 @@ pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
 	}
 	if (lo == 0)
 		return 0;
-	e += esz * (lo - 1);
-	if (form == PCLN_CKPT_NARROW) {
-		out->pcoff = pclnrt_load16(e, big);
-		out->byteoff = pclnrt_load16(e + 2, big);
-		out->value = (int32_t)pclnrt_load32(e + 4, big);
+	lo--;
+	if (w == 2) {
+		out->pcoff = pclnrt_load16(a + 2 * lo, big);
+		out->byteoff = pclnrt_load16(a + aw + 2 * lo, big);
 	} else {
-		out->pcoff = pclnrt_load32(e, big);
-		out->byteoff = pclnrt_load32(e + 4, big);
-		out->value = (int32_t)pclnrt_load32(e + 8, big);
+		out->pcoff = pclnrt_load32(a + 4 * lo, big);
+		out->byteoff = pclnrt_load32(a + aw + 4 * lo, big);
 	}
+	out->value = (int32_t)pclnrt_load32(a + 2 * aw + 4 * lo, big);
 	return 1;
 }
 

@@ -6,6 +6,13 @@
 
 #include "pclnrt.h"
 
+/* A hint to fetch the cache line at P (no fault if P is bad). */
+#if defined(__GNUC__)
+#define PCLNRT_PREFETCH(p)	__builtin_prefetch(p)
+#else
+#define PCLNRT_PREFETCH(p)	((void)(p))
+#endif
+
 /* True if [OFF, OFF + N) lies inside a blob of LEN bytes. */
 static inline int
 pclnrt_fits_(size_t len, uint64_t off, uint64_t n)

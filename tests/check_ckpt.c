@@ -2,8 +2,8 @@
  *
  * pc-value checkpoints (the PCCKPT trailer section,
  * doc/FORMAT.md 8): the builder writes one checkpoint per STRIDE rows of
- * every longer table (narrow and wide entries, shared by deduplicated
- * tables), the verifier checks every one of them, and pclnrt_pcvalue and
+ * every longer table (narrow and wide arrays, in a block per function),
+ * the verifier checks every one of them, and pclnrt_pcvalue and
  * pcln_pcvalue give with them exactly the answers of a decode from the
  * entry, for every pc, on both byte orders, both pointer sizes and
  * quanta 1 and 4.  A lookup really resumes at the checkpoint (damage
@@ -278,23 +278,31 @@ check_all(const uint8_t *blob, size_t len, unsigned q)
 
 static const unsigned strides[] = { 0, 1, 2, 7, 16, 64, 5000 };
 
-/* Expected checkpoints: per distinct table (the twin shares f1's). */
+/* Expected checkpoints and descriptors, and the section's size: a
+ * block per function with long tables, wide in f3 (over 64 KiB). */
 static size_t
-want_nckpt(unsigned stride, size_t *ndesc)
+want_nckpt(unsigned stride, size_t *ndesc, size_t *size)
 {
-	size_t n = 0;
+	size_t n = 0, blk = 0;
 	int i, j;
 
 	*ndesc = 0;
-	for (i = 0; i < NF; i++)
+	for (i = 0; i < NF; i++) {
+		size_t nd = 0, arr = 0;
 		for (j = 0; j < NTAB; j++) {
-			size_t r = rows_of(&fn[i].tab[j]);
+			size_t r = rows_of(&fn[i].tab[j]), c;
 			if (stride == 0 || r <= stride)
 				continue;
-			++*ndesc;
-			if (i != 2)
-				n += (r - 1) / stride;
+			nd++;
+			c = (r - 1) / stride;
+			n += c;
+			arr += (size_t)PCLN_CKPT_ARRAYS(c, i == 3 ? 4 : 2);
 		}
+		*ndesc += nd;
+		if (nd > 0)
+			blk += 4 + PCLN_CKPT_DESC * nd + arr;
+	}
+	*size = n ? PCLN_CKPT_HDR + 4 * (NF + 1) + blk : 0;
 	return n;
 }
 
@@ -303,32 +311,17 @@ START_TEST(test_ckpt_lookup)
 	const struct cfg *c = &cfgs[_i / 7];
 	unsigned stride = strides[_i % 7];
 	pcln_build_stats st;
-	size_t len, nd, want;
+	size_t len, nd, want, size;
 	uint8_t *blob;
 	pcln_err err;
 
 	gen_funcs(c->quantum);
 	blob = build(c, stride, &len, &st);
 	ck_assert_msg(pcln_verify(blob, len, &err) == 0, "%s", err.msg);
-	want = want_nckpt(stride, &nd);
+	want = want_nckpt(stride, &nd, &size);
 	ck_assert_uint_eq(st.nckpt, want);
 	ck_assert_uint_eq(st.nckdesc, nd);
-	if (want == 0) {
-		ck_assert_uint_eq(st.ckpt, 0);
-	} else {
-		/* f3 (over 64 KiB) is wide, the rest narrow; the twin
-		 * shares f1's entries. */
-		size_t wide = 0, r = rows_of(&fn[3].tab[PCLN_TAB_PCLN]);
-		int j;
-		for (j = 0; j < NTAB; j++) {
-			r = rows_of(&fn[3].tab[j]);
-			if (r > stride)
-				wide += (r - 1) / stride;
-		}
-		ck_assert_uint_eq(st.ckpt, PCLN_CKPT_HDR + 4 * (NF + 1) +
-		    PCLN_CKPT_DESC * nd + PCLN_CKPT_WIDE_SIZE * wide +
-		    PCLN_CKPT_NARROW_SIZE * (want - wide));
-	}
+	ck_assert_uint_eq(st.ckpt, size);
 	check_all(blob, len, c->quantum);
 	free(blob);
 	free_funcs();
@@ -397,12 +390,13 @@ START_TEST(test_ckpt_resumes)
 }
 END_TEST
 
-/* Damage to the section, OFF from its start (negative: from the first
- * entry), resealed so that the verifier reports the section itself. */
+/* Damage to the section, resealed so that the verifier reports the
+ * section itself.  OFF is from: 0 the section's start, 1 f1's block, 2
+ * its first table's pcoff array, 3 its byteoff array, 4 its values. */
 struct damage {
 	const char *what;
 	long off;
-	int from;		/* 0: section start, 1: descriptors, 2: entries */
+	int from;
 	int width;		/* 4 or 2 bytes */
 	uint32_t value;
 	int add;		/* add VALUE instead of storing it */
@@ -411,20 +405,25 @@ struct damage {
 
 static const struct damage damages[] = {
 	{ "stride 0", PCLN_CKPT_STRIDE, 0, 4, 0, 0, "stride 0 reserved" },
-	{ "stride + 1", PCLN_CKPT_STRIDE, 0, 4, 1, 1, "expected form 1 or 2" },
-	{ "reserved", PCLN_CKPT_RESERVED, 0, 4, 1, 0, "reserved 1" },
-	{ "ndesc", PCLN_CKPT_NDESC, 0, 4, 1, 1, "descriptors and" },
-	{ "start[0]", PCLN_CKPT_HDR, 0, 4, 1, 0, "start[0]" },
-	{ "start[2]", PCLN_CKPT_HDR + 8, 0, 4, 1000, 0, "start[2]" },
-	{ "table", 0, 1, 2, 9, 0, "no descriptor for function 1 table 0" },
-	{ "table twice", PCLN_CKPT_DESC, 1, 2, 0, 0, "no descriptor for "
+	{ "stride + 1", PCLN_CKPT_STRIDE, 0, 4, 1, 1, "expected form 1 or 2, "
+	    "(rows - 1)" },
+	{ "reserved0", PCLN_CKPT_RESERVED0, 0, 4, 1, 0, "reserved 1 0" },
+	{ "reserved", PCLN_CKPT_RESERVED, 0, 4, 1, 0, "reserved 0 1" },
+	{ "blkbytes", PCLN_CKPT_BLKBYTES, 0, 4, 4, 1, "block bytes in" },
+	{ "start[0]", PCLN_CKPT_HDR, 0, 4, 4, 0, "start[0]" },
+	{ "start[2]", PCLN_CKPT_HDR + 8, 0, 4, 1000000, 0, "start[2]" },
+	{ "start[2] odd", PCLN_CKPT_HDR + 8, 0, 4, 2, 1, "start[2]" },
+	{ "ndesc 0", 0, 1, 4, 0, 0, "0 descriptors, expected 1" },
+	{ "ndesc + 1", 0, 1, 4, 1, 1, "expected form 1 or 2, (rows - 1)" },
+	{ "table", 4, 1, 2, 9, 0, "no descriptor for function 1 table 0" },
+	{ "table twice", 4 + PCLN_CKPT_DESC, 1, 2, 0, 0, "no descriptor for "
 	    "function 1 table 1" },
-	{ "form", 2, 1, 2, 3, 0, "form 3" },
-	{ "first", 4, 1, 4, 1, 1, "checkpoint 0 of function" },
-	{ "count", 8, 1, 4, 1, 1, "expected form 1 or 2" },
-	{ "pcoff", 0, 2, 2, 1, 1, "checkpoint 0 of function" },
-	{ "byteoff", 2, 2, 2, 1, 1, "checkpoint 0 of function" },
-	{ "value", 4, 2, 4, 1, 1, "checkpoint 0 of function" },
+	{ "form", 6, 1, 2, 3, 0, "form 3" },
+	{ "first", 8, 1, 4, 4, 1, "expected form 1 or 2, (rows - 1)" },
+	{ "count", 12, 1, 4, 1, 1, "expected form 1 or 2, (rows - 1)" },
+	{ "pcoff", 0, 2, 2, 1, 1, "checkpoint 0 of function 1" },
+	{ "byteoff", 0, 3, 2, 1, 1, "checkpoint 0 of function 1" },
+	{ "value", 0, 4, 4, 1, 1, "checkpoint 0 of function 1" },
 };
 
 static void
@@ -450,21 +449,27 @@ START_TEST(test_ckpt_damage)
 {
 	static const struct cfg c = { 8, 1, 1 };
 	const struct damage *d = &damages[_i];
-	uint32_t size = 0, nd;
+	uint32_t size = 0, cnt, aw;
 	size_t len;
-	uint8_t *blob, *ck, *p;
+	uint8_t *blob, *ck, *blk, *p;
 	pcln_err err;
 
 	gen_funcs(1);
 	blob = build(&c, 16, &len, NULL);
 	ck = section(blob, len, 1, PCLN_SECT_PCCKPT, &size);
 	ck_assert_ptr_nonnull(ck);
-	nd = pclnrt_load32(ck + PCLN_CKPT_NDESC, 1);
-	p = ck + d->off;
-	if (d->from >= 1)
-		p += PCLN_CKPT_HDR + 4 * (NF + 1);
-	if (d->from == 2)
-		p += PCLN_CKPT_DESC * nd;
+	/* f1's block; its first descriptor (pcsp, narrow) and arrays */
+	blk = ck + PCLN_CKPT_HDR + 4 * (NF + 1) +
+	    pclnrt_load32(ck + PCLN_CKPT_HDR + 4, 1);
+	ck_assert_uint_eq(pclnrt_load32(blk, 1), 5);
+	ck_assert_uint_eq(pclnrt_load16(blk + 6, 1), PCLN_CKPT_NARROW);
+	cnt = pclnrt_load32(blk + 12, 1);
+	ck_assert_uint_eq(cnt, (100 - 1) / 16);
+	aw = (2 * cnt + 3) & ~3u;
+	p = (d->from == 0 ? ck : blk) + d->off;
+	if (d->from >= 2)
+		p = blk + pclnrt_load32(blk + 8, 1) + (uint32_t)(d->from - 2) *
+		    aw;
 	if (d->width == 4)
 		store_be(p, (d->add ? pclnrt_load32(p, 1) : 0) + d->value, 4);
 	else
@@ -558,7 +563,7 @@ START_TEST(test_ckpt_default)
 	pcln_builder *b;
 	pcln_err err;
 	uint8_t *out;
-	size_t len, nd;
+	size_t len, nd, sz;
 	uint32_t size;
 	int i;
 
@@ -584,7 +589,9 @@ START_TEST(test_ckpt_default)
 	ck_assert_int_eq(pcln_builder_write(b, 0, &out, &len, &err), 0);
 	ck_assert_ptr_nonnull(section(out, len, 0, PCLN_SECT_PCCKPT, &size));
 	ck_assert_uint_eq(pcln_builder_stats(b)->nckpt,
-	    want_nckpt(PCLN_CKPT_DEFAULT, &nd));
+	    want_nckpt(PCLN_CKPT_DEFAULT, &nd, &sz));
+	ck_assert_uint_eq(pcln_builder_stats(b)->ckpt, sz);
+	ck_assert_uint_eq(size, sz);
 	free(out);
 	ck_assert_int_eq(pcln_builder_write(b, PCLN_WRITE_GO12, &out, &len,
 	    &err), 0);

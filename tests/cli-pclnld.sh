@@ -224,7 +224,8 @@ fi
 
 # --- index and checkpoint options ---------------------------------------
 # A function whose pcln table has 40 rows: with --checkpoints 8 it gets
-# (40 - 1) / 8 = 4 checkpoints (16 + 4 * 2 + 12 + 4 * 8 = 68 bytes), with
+# (40 - 1) / 8 = 4 checkpoints (header 16, start[] 8, block 4 + 12 + 32:
+# 72 bytes), with
 # 0 or 64 none; the index appears
 # with --index below 256 functions and not with --no-index at 100k.
 awk 'BEGIN {
@@ -240,9 +241,9 @@ ckpt_of() {	# ARGS...: print "FUNCINDEX-bytes PCCKPT-bytes checkpoints"
 	verify opt.out
 	sed -n 's/^pclnld: in the trailer: FUNCINDEX \([0-9]*\) bytes, PCCKPT \([0-9]*\) bytes (\([0-9]*\) checkpoints for \([0-9]*\) tables)$/\1 \2 \3 \4/p' opt.txt
 }
-[ "$(ckpt_of --checkpoints 8 long.pcln)" = "0 68 4 1" ] ||
+[ "$(ckpt_of --checkpoints 8 long.pcln)" = "0 72 4 1" ] ||
 	fail "--checkpoints 8: $(cat opt.txt)"
-[ "$(ckpt_of long.pcln)" = "0 52 2 1" ] ||
+[ "$(ckpt_of long.pcln)" = "0 56 2 1" ] ||
 	fail "default stride 16: $(cat opt.txt)"
 [ "$(ckpt_of --checkpoints 0 long.pcln)" = "0 0 0 0" ] ||
 	fail "--checkpoints 0: $(cat opt.txt)"
