@@ -441,8 +441,10 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
 	*line = 0;
 	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf);
 	rc = seek(f, PCLN_TAB_PCLN, pc, &sl);
-	PCLNRT_PREFETCH(sf.p);
-	PCLNRT_PREFETCH(sl.p);
+	if (rcf == PCLNRT_OK)
+		PCLNRT_PREFETCH(sf.p);
+	if (rc == PCLNRT_OK)
+		PCLNRT_PREFETCH(sl.p);
 	if (rcf == PCLNRT_OK)
 		rcf = scan(f, &sf, pc, &fileno, NULL, NULL);
 	if (rcf == PCLNRT_OK && (*path = pclnrt_filename(f->t, fileno)) ==
