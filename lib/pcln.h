@@ -256,6 +256,19 @@ const pcln_func_layout *pcln_builder_layout(const pcln_builder *b, long f);
  * reported before a checksum mismatch.  Linear in the blob's size. */
 int pcln_verify(const uint8_t *blob, size_t len, pcln_err *err);
 
+/* Check function I of an untrusted blob as pcln_verify would (its
+ * function-table entry and the next one, Func record, name, every table,
+ * the names of the files its pcfile table and inline records use, its
+ * inline records and inline indexes, its checkpoints), after O(1) checks
+ * of the header, trailer and file table header.  For readers that open a
+ * blob trusted and check each function before first use: the cost is
+ * that function's data, not the blob's.  The checksum, the other
+ * functions and the FUNCINDEX section (which readers cross-check anyway)
+ * are not checked.  Return 0, or -1 with the first fault in ERR
+ * (PCLN_EINVAL if I is not a function). */
+int pcln_verify_func(const uint8_t *blob, size_t len, size_t i,
+    pcln_err *err);
+
 /* --- reader ----------------------------------------------------------- */
 
 typedef struct pcln_table pcln_table;

@@ -32,6 +32,8 @@ struct vctx {
 	int64_t ckpt;		/* offset of the PCCKPT section, or -1 */
 	uint64_t nckpt;		/* its size */
 	int has_trailer;
+	int one;		/* pcln_verify_func: check file names as used */
+	uint64_t filetab;	/* offset of the file table */
 	uint64_t extent;	/* end of the furthest structure seen */
 	uint64_t last_end;	/* end of the last function checked */
 	pcln_err *err;
@@ -203,11 +205,12 @@ check_trailer(struct vctx *v)
 	return 0;
 }
 
+/* The function table's size, FUNCSIZE's agreement and the sentinel;
+ * the entries are check_ftab_entry's. */
 static int
-check_functab(struct vctx *v)
+functab_head(struct vctx *v)
 {
 	pcln_err *err = v->err;
-	uint64_t i, prev = 0;
 
 	if (v->go12 < PCLN_HDR_END(v->ps, 0))
 		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)v->go12,
@@ -226,46 +229,65 @@ check_functab(struct vctx *v)
 		    "trailer FUNCSIZE section at 0x%" PRIx64 ": %" PRIu64
 		    " sizes, expected nfunc = %" PRIu64, (uint64_t)v->funcsize,
 		    v->nfuncsize, v->n);
-	for (i = 0; i < v->n; i++) {
-		uint64_t at = PCLN_FTAB_ENTRY(v->ps, i);
-		uint64_t e = ldptr(v, at);
-		uint64_t fo = ldptr(v, at + v->ps);
-		if (i > 0 && e <= prev)
-			return pclni_seterr(err, PCLN_EORDER, (int64_t)at,
-			    "functab[%" PRIu64 "] at 0x%" PRIx64 ": entry 0x%"
-			    PRIx64 " not above previous entry 0x%" PRIx64, i,
-			    at, e, prev);
-		if (e % v->q != 0)
-			return pclni_seterr(err, PCLN_EFUNCTAB, (int64_t)at,
-			    "functab[%" PRIu64 "] at 0x%" PRIx64 ": entry 0x%"
-			    PRIx64 " not a multiple of the pc quantum %u", i,
-			    at, e, v->q);
-		if (fo % v->ps != 0 || fo < v->hdr_end ||
-		    fo > v->go12 || v->go12 - fo < PCLN_FUNC_SIZE(v->ps))
-			return pclni_seterr(err, PCLN_EFUNCTAB,
-			    (int64_t)(at + v->ps), "functab[%" PRIu64 "] at 0x%"
-			    PRIx64 ": func offset 0x%" PRIx64 ", expected a "
-			    "multiple of %u with a Func record inside [0x%"
-			    PRIx64 ", 0x%" PRIx64 ")", i, at + v->ps, fo, v->ps,
-			    v->hdr_end, v->go12);
-		prev = e;
-	}
 	v->endpc = ldptr(v, PCLN_FTAB_END(v->ps, v->n));
-	if (v->n > 0 && v->endpc < prev)
+	return 0;
+}
+
+/* Function table entry I: above the previous entry (the sentinel above
+ * the last), a multiple of the quantum, its func offset aligned and
+ * inside the Go 1.2 part. */
+static int
+check_ftab_entry(struct vctx *v, uint64_t i)
+{
+	pcln_err *err = v->err;
+	uint64_t at = PCLN_FTAB_ENTRY(v->ps, i);
+	uint64_t e = ldptr(v, at), fo = ldptr(v, at + v->ps);
+	uint64_t prev = i > 0 ? ldptr(v, at - 2 * v->ps) : 0;
+
+	if (i > 0 && e <= prev)
+		return pclni_seterr(err, PCLN_EORDER, (int64_t)at,
+		    "functab[%" PRIu64 "] at 0x%" PRIx64 ": entry 0x%" PRIx64
+		    " not above previous entry 0x%" PRIx64, i, at, e, prev);
+	if (e % v->q != 0)
+		return pclni_seterr(err, PCLN_EFUNCTAB, (int64_t)at,
+		    "functab[%" PRIu64 "] at 0x%" PRIx64 ": entry 0x%" PRIx64
+		    " not a multiple of the pc quantum %u", i, at, e, v->q);
+	if (fo % v->ps != 0 || fo < v->hdr_end || fo > v->go12 ||
+	    v->go12 - fo < PCLN_FUNC_SIZE(v->ps))
+		return pclni_seterr(err, PCLN_EFUNCTAB, (int64_t)(at + v->ps),
+		    "functab[%" PRIu64 "] at 0x%" PRIx64 ": func offset 0x%"
+		    PRIx64 ", expected a multiple of %u with a Func record "
+		    "inside [0x%" PRIx64 ", 0x%" PRIx64 ")", i, at + v->ps, fo,
+		    v->ps, v->hdr_end, v->go12);
+	if (i + 1 == v->n && v->endpc < e)
 		return pclni_seterr(err, PCLN_EFUNCTAB,
 		    (int64_t)PCLN_FTAB_END(v->ps, v->n), "functab sentinel at "
 		    "0x%" PRIx64 ": end pc 0x%" PRIx64 " below the last "
 		    "entry 0x%" PRIx64, (uint64_t)PCLN_FTAB_END(v->ps, v->n),
-		    v->endpc, prev);
+		    v->endpc, e);
 	return 0;
 }
 
 static int
-check_filetab(struct vctx *v)
+check_functab(struct vctx *v)
+{
+	uint64_t i;
+
+	if (functab_head(v) != 0)
+		return -1;
+	for (i = 0; i < v->n; i++)
+		if (check_ftab_entry(v, i) != 0)
+			return -1;
+	return 0;
+}
+
+/* The file table's offset and slot count (file_ok checks a name). */
+static int
+filetab_head(struct vctx *v)
 {
 	pcln_err *err = v->err;
 	uint64_t at = PCLN_FILETABOFF_OFF(v->ps, v->n);
-	uint64_t ft = ld32(v, at), ns, i;
+	uint64_t ft = ld32(v, at), ns;
 
 	if (ft % 4 != 0 || ft < v->hdr_end || ft > v->go12 - 4)
 		return pclni_seterr(err, PCLN_EFILETAB, (int64_t)at,
@@ -277,17 +299,37 @@ check_filetab(struct vctx *v)
 		return pclni_seterr(err, PCLN_EFILETAB, (int64_t)ft,
 		    "file table at 0x%" PRIx64 ": %" PRIu64 " slots, expected 1 "
 		    "to %" PRIu64, ft, ns, (v->go12 - ft) / 4);
-	for (i = 1; i < ns; i++) {
-		uint64_t so = ld32(v, ft + 4 * i);
-		if (!str_ok(v, so))
-			return pclni_seterr(err, PCLN_ESTRING,
-			    (int64_t)(ft + 4 * i), "file table slot %" PRIu64
-			    " at 0x%" PRIx64 ": name offset 0x%" PRIx64 " is not "
-			    "a NUL-terminated string inside [0x%" PRIx64 ", 0x%"
-			    PRIx64 ")", i, ft + 4 * i, so, v->hdr_end, v->go12);
-	}
+	v->filetab = ft;
 	v->nfile = ns - 1;
 	reach(v, ft + 4 * ns);
+	return 0;
+}
+
+/* File I's name (1 <= I <= nfile) is a string in the Go 1.2 part. */
+static int
+file_ok(struct vctx *v, uint64_t i)
+{
+	uint64_t so = ld32(v, v->filetab + 4 * i);
+
+	if (!str_ok(v, so))
+		return pclni_seterr(v->err, PCLN_ESTRING,
+		    (int64_t)(v->filetab + 4 * i), "file table slot %" PRIu64
+		    " at 0x%" PRIx64 ": name offset 0x%" PRIx64 " is not a "
+		    "NUL-terminated string inside [0x%" PRIx64 ", 0x%" PRIx64
+		    ")", i, v->filetab + 4 * i, so, v->hdr_end, v->go12);
+	return 0;
+}
+
+static int
+check_filetab(struct vctx *v)
+{
+	uint64_t i;
+
+	if (filetab_head(v) != 0)
+		return -1;
+	for (i = 1; i <= v->nfile; i++)
+		if (file_ok(v, i) != 0)
+			return -1;
 	return 0;
 }
 
@@ -322,6 +364,10 @@ check_table(struct vctx *v, uint64_t i, uint64_t field, int tab,
 			    PRIx64 ") ending at byte 0x%tx runs past 0x%"
 			    PRIx64, i, name, off, s.pc, s.nextpc, s.p - v->b,
 			    limit);
+		if (tab == PCLN_TAB_PCFILE && s.value >= 1 &&
+		    (uint64_t)s.value <= v->nfile && v->one &&
+		    file_ok(v, (uint64_t)s.value) != 0)
+			return -1;
 		if (tab == PCLN_TAB_PCFILE &&
 		    (s.value < 1 || (uint64_t)s.value > v->nfile))
 			return pclni_seterr(err, PCLN_EFILETAB,
@@ -422,82 +468,102 @@ check_func(struct vctx *v, uint64_t i)
 	return 0;
 }
 
-/* The INLTREE section (after every function was checked): per-function
- * record ranges in order, records with a parent below them, a name and
- * a file; each function's inline pcdata values name its own records. */
+/* The INLTREE section's size and the ends of its start[] array. */
 static int
-check_inltree(struct vctx *v)
+inltree_head(struct vctx *v, uint64_t *nrec)
 {
 	pcln_err *err = v->err;
-	uint64_t base = (uint64_t)v->inltree, head = 4 * (v->n + 1);
-	uint64_t nrec, i, k, prev = 0;
+	uint64_t base = (uint64_t)v->inltree, head = 4 * (v->n + 1), k;
 
 	if (v->ninlsize < head || (v->ninlsize - head) % PCLN_INL_SIZE != 0)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
 		    "trailer INLTREE section at 0x%" PRIx64 ": size %" PRIu64
 		    ", expected 4 * (nfunc + 1) = %" PRIu64 " plus a multiple "
 		    "of %u", base, v->ninlsize, head, PCLN_INL_SIZE);
-	nrec = (v->ninlsize - head) / PCLN_INL_SIZE;
-	for (i = 0; i <= v->n; i++) {
-		uint64_t st = ld32(v, base + 4 * i);
-		if (st < prev || st > nrec || (i == 0 && st != 0) ||
-		    (i == v->n && st != nrec))
+	*nrec = (v->ninlsize - head) / PCLN_INL_SIZE;
+	for (k = 0; k < 2; k++) {
+		uint64_t i = k ? v->n : 0, st = ld32(v, base + 4 * i);
+		if (st != (k ? *nrec : 0))
 			return pclni_seterr(err, PCLN_ETRAILER,
 			    (int64_t)(base + 4 * i), "trailer INLTREE start[%"
 			    PRIu64 "] at 0x%" PRIx64 ": %" PRIu64 ", expected %s",
-			    i, base + 4 * i, st, i == 0 ? "0" : i == v->n ?
-			    "the record count" : "not below the previous one "
-			    "and at most the record count");
-		prev = st;
+			    i, base + 4 * i, st, k ? "the record count" : "0");
 	}
-	for (i = 0; i < v->n; i++) {
-		uint64_t s0 = ld32(v, base + 4 * i), s1 = ld32(v, base + 4 * i
-		    + 4), fo, npc, toff;
-		struct pclnrt_pcstep s;
-		int rc;
+	return 0;
+}
 
-		for (k = s0; k < s1; k++) {
-			uint64_t r = base + head + PCLN_INL_SIZE * k;
-			int32_t parent = (int32_t)ld32(v, r + PCLN_INL_PARENT);
-			uint64_t name = ld32(v, r + PCLN_INL_NAME);
-			uint64_t file = ld32(v, r + PCLN_INL_FILE);
-			if (parent < -1 || parent >= (int64_t)(k - s0))
-				return pclni_seterr(err, PCLN_ETRAILER,
-				    (int64_t)r, "INLTREE record %" PRIu64
-				    " of function %" PRIu64 " at 0x%" PRIx64
-				    ": parent %" PRId32 ", expected -1 to %"
-				    PRId64, k - s0, i, r, parent,
-				    (int64_t)(k - s0) - 1);
-			if (!str_ok(v, name))
-				return pclni_seterr(err, PCLN_ESTRING,
-				    (int64_t)(r + PCLN_INL_NAME), "INLTREE "
-				    "record %" PRIu64 " of function %" PRIu64
-				    " at 0x%" PRIx64 ": name offset 0x%" PRIx64
-				    " is not a string in the Go 1.2 part",
-				    k - s0, i, r, name);
-			if (file < 1 || file > v->nfile)
-				return pclni_seterr(err, PCLN_EFILETAB,
-				    (int64_t)(r + PCLN_INL_FILE), "INLTREE "
-				    "record %" PRIu64 " of function %" PRIu64
-				    " at 0x%" PRIx64 ": file %" PRIu64
-				    ", expected 1 to %" PRIu64, k - s0, i, r,
-				    file, v->nfile);
-		}
-		fo = ldptr(v, PCLN_FTAB_ENTRY(v->ps, i) + v->ps);
-		npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps));
-		if (npc <= PCLN_PCDATA_INLTREE || (toff = ld32(v, fo +
-		    PCLN_FUNC_PCDATA(v->ps, PCLN_PCDATA_INLTREE))) == 0)
-			continue;
-		/* check_func decoded this table already: it terminates. */
-		pclnrt_pcstep_init(&s, v->b + toff, v->b + v->go12, 0, v->q);
-		while ((rc = pclnrt_pcstep(&s)) == 1)
-			if (s.value < -1 || s.value >= (int64_t)(s1 - s0))
-				return pclni_seterr(err, PCLN_EPCTAB,
-				    (int64_t)toff, "function %" PRIu64 " inline "
-				    "pcdata table at 0x%" PRIx64 ": index %"
-				    PRId32 ", expected -1 to %" PRId64, i, toff,
-				    s.value, (int64_t)(s1 - s0) - 1);
+/* Function I's inline records (with NREC records in all): a range
+ * start[i] .. start[i+1] - 1, records with a parent below them, a name
+ * and a file; its inline pcdata values name its own records. */
+static int
+check_inl_func(struct vctx *v, uint64_t i, uint64_t nrec)
+{
+	pcln_err *err = v->err;
+	uint64_t base = (uint64_t)v->inltree, head = 4 * (v->n + 1);
+	uint64_t s0 = ld32(v, base + 4 * i), s1 = ld32(v, base + 4 * i + 4);
+	uint64_t fo, npc, toff, k;
+	struct pclnrt_pcstep s;
+	int rc;
+
+	if (s1 < s0 || s1 > nrec)
+		return pclni_seterr(err, PCLN_ETRAILER,
+		    (int64_t)(base + 4 * i + 4), "trailer INLTREE start[%"
+		    PRIu64 "] at 0x%" PRIx64 ": %" PRIu64 ", expected not "
+		    "below the previous one and at most the record count",
+		    i + 1, base + 4 * i + 4, s1);
+	for (k = s0; k < s1; k++) {
+		uint64_t r = base + head + PCLN_INL_SIZE * k;
+		int32_t parent = (int32_t)ld32(v, r + PCLN_INL_PARENT);
+		uint64_t name = ld32(v, r + PCLN_INL_NAME);
+		uint64_t file = ld32(v, r + PCLN_INL_FILE);
+		if (parent < -1 || parent >= (int64_t)(k - s0))
+			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)r,
+			    "INLTREE record %" PRIu64 " of function %" PRIu64
+			    " at 0x%" PRIx64 ": parent %" PRId32 ", expected -1 "
+			    "to %" PRId64, k - s0, i, r, parent,
+			    (int64_t)(k - s0) - 1);
+		if (!str_ok(v, name))
+			return pclni_seterr(err, PCLN_ESTRING,
+			    (int64_t)(r + PCLN_INL_NAME), "INLTREE record %"
+			    PRIu64 " of function %" PRIu64 " at 0x%" PRIx64
+			    ": name offset 0x%" PRIx64 " is not a string in the "
+			    "Go 1.2 part", k - s0, i, r, name);
+		if (file < 1 || file > v->nfile)
+			return pclni_seterr(err, PCLN_EFILETAB,
+			    (int64_t)(r + PCLN_INL_FILE), "INLTREE record %"
+			    PRIu64 " of function %" PRIu64 " at 0x%" PRIx64
+			    ": file %" PRIu64 ", expected 1 to %" PRIu64, k - s0,
+			    i, r, file, v->nfile);
+		if (v->one && file_ok(v, file) != 0)
+			return -1;
 	}
+	fo = ldptr(v, PCLN_FTAB_ENTRY(v->ps, i) + v->ps);
+	npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps));
+	if (npc <= PCLN_PCDATA_INLTREE || (toff = ld32(v, fo +
+	    PCLN_FUNC_PCDATA(v->ps, PCLN_PCDATA_INLTREE))) == 0)
+		return 0;
+	/* check_func decoded this table already: it terminates. */
+	pclnrt_pcstep_init(&s, v->b + toff, v->b + v->go12, 0, v->q);
+	while ((rc = pclnrt_pcstep(&s)) == 1)
+		if (s.value < -1 || s.value >= (int64_t)(s1 - s0))
+			return pclni_seterr(err, PCLN_EPCTAB, (int64_t)toff,
+			    "function %" PRIu64 " inline pcdata table at 0x%"
+			    PRIx64 ": index %" PRId32 ", expected -1 to %" PRId64,
+			    i, toff, s.value, (int64_t)(s1 - s0) - 1);
+	return 0;
+}
+
+/* The INLTREE section (after every function was checked). */
+static int
+check_inltree(struct vctx *v)
+{
+	uint64_t nrec = 0, i;
+
+	if (inltree_head(v, &nrec) != 0)
+		return -1;
+	for (i = 0; i < v->n; i++)
+		if (check_inl_func(v, i, nrec) != 0)
+			return -1;
 	return 0;
 }
 
@@ -658,16 +724,12 @@ check_ckpt_table(struct vctx *v, uint64_t i, uint64_t tab, uint64_t off,
 	return 0;
 }
 
-/* The PCCKPT section (after every function was checked): header, the
- * block offsets, and each function's block: its descriptors, sorted by
- * table, for exactly its tables over the stride, whose arrays follow one
- * another to the block's end (check_ckpt_table). */
+/* The PCCKPT section's header and the ends of its start[] array. */
 static int
-check_ckpt(struct vctx *v)
+ckpt_head(struct vctx *v)
 {
 	pcln_err *err = v->err;
-	uint64_t base = (uint64_t)v->ckpt, stride, res0, res, blkb, blocks;
-	uint64_t i, prev = 0;
+	uint64_t base = (uint64_t)v->ckpt, stride, res0, res, blkb, k;
 
 	if (v->nckpt < PCLN_CKPT_HDR)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
@@ -677,73 +739,148 @@ check_ckpt(struct vctx *v)
 	res0 = ld32(v, base + PCLN_CKPT_RESERVED0);
 	blkb = ld32(v, base + PCLN_CKPT_BLKBYTES);
 	res = ld32(v, base + PCLN_CKPT_RESERVED);
-	blocks = base + PCLN_CKPT_HDR + 4 * (v->n + 1);
 	if (stride < 1 || stride > PCLN_CKPT_STRIDE_MAX || res0 != 0 ||
-	    res != 0 || v->nckpt != blocks - base + blkb)
+	    res != 0 || v->nckpt != PCLN_CKPT_HDR + 4 * (v->n + 1) + blkb)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
 		    "trailer PCCKPT section at 0x%" PRIx64 ": stride %" PRIu64
 		    " reserved %" PRIu64 " %" PRIu64 ", %" PRIu64 " block bytes "
 		    "in %" PRIu64 " bytes, expected a stride of 1 to %u, 0, 0, "
 		    "and 16 + 4 * (nfunc + 1) + block bytes", base, stride,
 		    res0, res, blkb, v->nckpt, PCLN_CKPT_STRIDE_MAX);
-	for (i = 0; i <= v->n; i++) {
-		uint64_t at = base + PCLN_CKPT_HDR + 4 * i, st = ld32(v, at);
-		if (st < prev || st > blkb || st % 4 != 0 ||
-		    (i == 0 && st != 0) || (i == v->n && st != blkb))
+	for (k = 0; k < 2; k++) {
+		uint64_t i = k ? v->n : 0, at = base + PCLN_CKPT_HDR + 4 * i;
+		uint64_t st = ld32(v, at);
+		if (st != (k ? blkb : 0))
 			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)at,
 			    "trailer PCCKPT start[%" PRIu64 "] at 0x%" PRIx64
-			    ": %" PRIu64 ", expected %s", i, at, st, i == 0 ?
-			    "0" : i == v->n ? "the block bytes" : "a multiple "
-			    "of 4, not below the previous one and at most the "
-			    "block bytes");
-		prev = st;
+			    ": %" PRIu64 ", expected %s", i, at, st, k ?
+			    "the block bytes" : "0");
 	}
-	for (i = 0; i < v->n; i++) {
-		uint64_t b0 = blocks + ld32(v, base + PCLN_CKPT_HDR + 4 * i);
-		uint64_t b1 = blocks + ld32(v, base + PCLN_CKPT_HDR + 4 * i + 4);
-		uint64_t fo = ldptr(v, PCLN_FTAB_ENTRY(v->ps, i) + v->ps);
-		uint64_t npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps));
-		uint64_t nd = 0, d = 0, arr, tab;
+	return 0;
+}
 
-		if (b1 > b0) {
-			nd = b1 - b0 >= 4 ? ld32(v, b0) : 0;
-			if (nd == 0 || 4 + PCLN_CKPT_DESC * nd > b1 - b0)
-				return pclni_seterr(err, PCLN_ETRAILER,
-				    (int64_t)b0, "PCCKPT block of function %"
-				    PRIu64 " at 0x%" PRIx64 " (%" PRIu64
-				    " bytes): %" PRIu64 " descriptors, expected "
-				    "1 to fit", i, b0, b1 - b0, nd);
-		}
-		arr = nd ? b0 + 4 + PCLN_CKPT_DESC * nd : b0;
-		for (tab = 0; tab < 3 + npc; tab++) {
-			uint64_t field = tab < 3 ? fo + PCLN_FUNC_PCSP(v->ps) +
-			    4 * tab : fo + PCLN_FUNC_PCDATA(v->ps, tab - 3);
-			uint64_t off = ld32(v, field), de = 0, asz;
-			if (d < nd && pclnrt_load16(v->b + b0 + 4 +
-			    PCLN_CKPT_DESC * d, v->big) == tab) {
-				de = b0 + 4 + PCLN_CKPT_DESC * d++;
-				if (off == 0)
-					return pclni_seterr(err,
-					    PCLN_ETRAILER, (int64_t)de,
-					    "PCCKPT descriptor at 0x%" PRIx64
-					    " of function %" PRIu64 ": table %"
-					    PRIu64 " is absent", de, i, tab);
-			}
-			if (off != 0 && check_ckpt_table(v, i, tab, off, de,
-			    stride, b0, arr, b1 - arr, &asz) != 0)
-				return -1;
-			if (de != 0)
-				arr += asz;
-		}
-		if (d != nd || arr != b1)
-			return pclni_seterr(err, PCLN_ETRAILER,
-			    (int64_t)(d < nd ? b0 + 4 + PCLN_CKPT_DESC * d :
-			    arr), "PCCKPT block of function %" PRIu64 " at 0x%"
-			    PRIx64 ": %s, expected tables in increasing order "
-			    "below %" PRIu64 " and arrays filling the block",
-			    i, b0, d < nd ? "descriptor for no table" :
-			    "bytes after the arrays", 3 + npc);
+/* Function I's PCCKPT block: start[i + 1] in range, then its
+ * descriptors, sorted by table, for exactly its tables over the stride,
+ * whose arrays follow one another to the block's end
+ * (check_ckpt_table). */
+static int
+check_ckpt_func(struct vctx *v, uint64_t i)
+{
+	pcln_err *err = v->err;
+	uint64_t base = (uint64_t)v->ckpt;
+	uint64_t stride = ld32(v, base + PCLN_CKPT_STRIDE);
+	uint64_t blkb = ld32(v, base + PCLN_CKPT_BLKBYTES);
+	uint64_t blocks = base + PCLN_CKPT_HDR + 4 * (v->n + 1);
+	uint64_t at = base + PCLN_CKPT_HDR + 4 * i + 4;
+	uint64_t s0 = ld32(v, at - 4), s1 = ld32(v, at), b0, b1;
+	uint64_t fo = ldptr(v, PCLN_FTAB_ENTRY(v->ps, i) + v->ps);
+	uint64_t npc = ld32(v, fo + PCLN_FUNC_NPCDATA(v->ps));
+	uint64_t nd = 0, d = 0, arr, tab;
+
+	if (s1 < s0 || s1 > blkb || s1 % 4 != 0)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)at,
+		    "trailer PCCKPT start[%" PRIu64 "] at 0x%" PRIx64 ": %"
+		    PRIu64 ", expected a multiple of 4, not below the previous "
+		    "one and at most the block bytes", i + 1, at, s1);
+	b0 = blocks + s0;
+	b1 = blocks + s1;
+	if (b1 > b0) {
+		nd = b1 - b0 >= 4 ? ld32(v, b0) : 0;
+		if (nd == 0 || 4 + PCLN_CKPT_DESC * nd > b1 - b0)
+			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)b0,
+			    "PCCKPT block of function %" PRIu64 " at 0x%" PRIx64
+			    " (%" PRIu64 " bytes): %" PRIu64 " descriptors, "
+			    "expected 1 to fit", i, b0, b1 - b0, nd);
 	}
+	arr = nd ? b0 + 4 + PCLN_CKPT_DESC * nd : b0;
+	for (tab = 0; tab < 3 + npc; tab++) {
+		uint64_t field = tab < 3 ? fo + PCLN_FUNC_PCSP(v->ps) + 4 * tab :
+		    fo + PCLN_FUNC_PCDATA(v->ps, tab - 3);
+		uint64_t off = ld32(v, field), de = 0, asz;
+		if (d < nd && pclnrt_load16(v->b + b0 + 4 + PCLN_CKPT_DESC * d,
+		    v->big) == tab) {
+			de = b0 + 4 + PCLN_CKPT_DESC * d++;
+			if (off == 0)
+				return pclni_seterr(err, PCLN_ETRAILER,
+				    (int64_t)de, "PCCKPT descriptor at 0x%"
+				    PRIx64 " of function %" PRIu64 ": table %"
+				    PRIu64 " is absent", de, i, tab);
+		}
+		if (off != 0 && check_ckpt_table(v, i, tab, off, de, stride, b0,
+		    arr, b1 - arr, &asz) != 0)
+			return -1;
+		if (de != 0)
+			arr += asz;
+	}
+	if (d != nd || arr != b1)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)(d < nd ?
+		    b0 + 4 + PCLN_CKPT_DESC * d : arr), "PCCKPT block of "
+		    "function %" PRIu64 " at 0x%" PRIx64 ": %s, expected tables "
+		    "in increasing order below %" PRIu64 " and arrays filling "
+		    "the block", i, b0, d < nd ? "descriptor for no table" :
+		    "bytes after the arrays", 3 + npc);
+	return 0;
+}
+
+/* The PCCKPT section (after every function was checked). */
+static int
+check_ckpt(struct vctx *v)
+{
+	uint64_t i;
+
+	if (ckpt_head(v) != 0)
+		return -1;
+	for (i = 0; i < v->n; i++)
+		if (check_ckpt_func(v, i) != 0)
+			return -1;
+	return 0;
+}
+
+/* The function's end against the sentinel, for the last function. */
+static int
+check_last_end(struct vctx *v)
+{
+	if (v->n > 0 && v->last_end != v->endpc)
+		return pclni_seterr(v->err, PCLN_EFUNCTAB,
+		    (int64_t)PCLN_FTAB_END(v->ps, v->n), "functab sentinel at "
+		    "0x%" PRIx64 ": end pc 0x%" PRIx64 ", expected the end of "
+		    "the last function 0x%" PRIx64,
+		    (uint64_t)PCLN_FTAB_END(v->ps, v->n), v->endpc, v->last_end);
+	return 0;
+}
+
+int
+pcln_verify_func(const uint8_t *blob, size_t len, size_t i, pcln_err *err)
+{
+	struct vctx v;
+	uint64_t nrec = 0;
+
+	pclni_clearerr(err);
+	if (blob == NULL)
+		return pclni_seterr(err, PCLN_EINVAL, -1, "blob: NULL");
+	memset(&v, 0, sizeof v);
+	v.b = blob;
+	v.len = len;
+	v.err = err;
+	v.inltree = -1;
+	v.findex = -1;
+	v.ckpt = -1;
+	v.one = 1;
+	if (check_header(&v) != 0 || check_trailer(&v) != 0 ||
+	    functab_head(&v) != 0 || filetab_head(&v) != 0)
+		return -1;
+	if (i >= v.n)
+		return pclni_seterr(err, PCLN_EINVAL, -1, "function %zu: the "
+		    "blob has %" PRIu64 " functions", i, v.n);
+	if (check_ftab_entry(&v, i) != 0 || (i + 1 < v.n &&
+	    check_ftab_entry(&v, i + 1) != 0) || check_func(&v, i) != 0 ||
+	    (i + 1 == v.n && check_last_end(&v) != 0))
+		return -1;
+	if (v.inltree >= 0 && (inltree_head(&v, &nrec) != 0 ||
+	    check_inl_func(&v, i, nrec) != 0))
+		return -1;
+	if (v.ckpt >= 0 && (ckpt_head(&v) != 0 || check_ckpt_func(&v, i) != 0))
+		return -1;
 	return 0;
 }
 
@@ -769,12 +906,8 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 	for (i = 0; i < v.n; i++)
 		if (check_func(&v, i) != 0)
 			return -1;
-	if (v.n > 0 && v.last_end != v.endpc)
-		return pclni_seterr(err, PCLN_EFUNCTAB,
-		    (int64_t)PCLN_FTAB_END(v.ps, v.n), "functab sentinel at "
-		    "0x%" PRIx64 ": end pc 0x%" PRIx64 ", expected the end of "
-		    "the last function 0x%" PRIx64,
-		    (uint64_t)PCLN_FTAB_END(v.ps, v.n), v.endpc, v.last_end);
+	if (check_last_end(&v) != 0)
+		return -1;
 	if (v.inltree >= 0 && check_inltree(&v) != 0)
 		return -1;
 	if (v.findex >= 0 && check_findex(&v) != 0)

@@ -486,6 +486,79 @@ START_TEST(test_ckpt_damage)
 }
 END_TEST
 
+/* pcln_verify_func: every function of a good blob passes; a damaged
+ * checkpoint block or table fails for its own function only, with the
+ * whole verifier's message; a function index out of range is EINVAL. */
+START_TEST(test_verify_func)
+{
+	static const struct cfg c = { 8, 1, 1 };
+	const struct damage *d = &damages[_i];
+	uint32_t size = 0, cnt, aw;
+	size_t len, i;
+	uint8_t *blob, *ck, *blk, *p;
+	pcln_err err, ferr;
+
+	gen_funcs(1);
+	blob = build(&c, 16, &len, NULL);
+	for (i = 0; i < NF; i++)
+		ck_assert_msg(pcln_verify_func(blob, len, i, &err) == 0,
+		    "%zu: %s", i, err.msg);
+	ck_assert_int_eq(pcln_verify_func(blob, len, NF, &err), -1);
+	ck_assert_int_eq(err.code, PCLN_EINVAL);
+	ck = section(blob, len, 1, PCLN_SECT_PCCKPT, &size);
+	blk = ck + PCLN_CKPT_HDR + 4 * (NF + 1) +
+	    pclnrt_load32(ck + PCLN_CKPT_HDR + 4, 1);
+	cnt = pclnrt_load32(blk + 12, 1);
+	aw = (2 * cnt + 3) & ~3u;
+	p = (d->from == 0 ? ck : blk) + d->off;
+	if (d->from >= 2)
+		p = blk + pclnrt_load32(blk + 8, 1) + (uint32_t)(d->from - 2) *
+		    aw;
+	if (d->width == 4)
+		store_be(p, (d->add ? pclnrt_load32(p, 1) : 0) + d->value, 4);
+	else
+		store_be(p, (d->add ? pclnrt_load16(p, 1) : 0) + d->value, 2);
+	ck_assert_int_eq(pcln_verify(blob, len, &err), -1);
+	/* The damage is in f1's block or the section's header (every
+	 * function sees it), or a start[] (f1 or f2). */
+	ck_assert_int_eq(pcln_verify_func(blob, len, 1, &ferr) == 0 &&
+	    pcln_verify_func(blob, len, 2, &ferr) == 0, 0);
+	ck_assert_str_eq(ferr.msg, err.msg);
+	if (d->from >= 1)
+		ck_assert_int_eq(pcln_verify_func(blob, len, 3, &ferr), 0);
+	free(blob);
+	free_funcs();
+}
+END_TEST
+
+/* A damaged pcln table fails only its own function's check. */
+START_TEST(test_verify_func_table)
+{
+	static const struct cfg c = { 8, 1, 0 };
+	pclnrt_table rt;
+	pclnrt_func f;
+	size_t len, i;
+	uint8_t *blob;
+	uint32_t off;
+	pcln_err err;
+
+	gen_funcs(1);
+	blob = build(&c, 0, &len, NULL);
+	ck_assert_int_eq(pclnrt_init(&rt, blob, len), PCLNRT_EINIT_OK);
+	ck_assert_int_eq(pclnrt_findfunc(&rt, fn[4].entry, &f), PCLNRT_OK);
+	off = pclnrt_load32(blob + f.funcoff + PCLN_FUNC_PCLN(8), 0);
+	memset(blob + off, 0xff, 8);	/* an overlong varint */
+	for (i = 0; i < NF; i++) {
+		int rc = pcln_verify_func(blob, len, i, &err);
+		ck_assert_int_eq(rc, i == 4 ? -1 : 0);
+		if (i == 4)
+			ck_assert_int_eq(err.code, PCLN_EVARINT);
+	}
+	free(blob);
+	free_funcs();
+}
+END_TEST
+
 /* Every byte of the section flipped: the unchecked readers answer (right
  * or wrong) without reading outside the blob (the sanitizer run checks
  * that) and without hanging. */
@@ -696,6 +769,9 @@ ckpt_suite(void)
 	tcase_add_loop_test(tc, test_ckpt_damage, 0,
 	    (int)(sizeof damages / sizeof damages[0]));
 	tcase_add_test(tc, test_ckpt_flip);
+	tcase_add_loop_test(tc, test_verify_func, 0,
+	    (int)(sizeof damages / sizeof damages[0]));
+	tcase_add_test(tc, test_verify_func_table);
 	tcase_add_test(tc, test_ckpt_api);
 	tcase_add_test(tc, test_ckpt_default);
 	tcase_add_test(tc, test_pccache);
