@@ -9,6 +9,12 @@ dist_check_DATA += tests/pclndump/a2l.c tests/pclndump/be32.pcln \
 	tests/pclndump/names.pcln \
 	$(pclndump_golden)
 
+## tests/cli-a2l-lazy.sh: addr2line mode without the verifier (its
+## default): the same answers as --verify on sound blobs, "??" and one
+## warning for a damaged function, no crash on any flipped byte.
+TESTS += tests/cli-a2l-lazy.sh
+dist_check_SCRIPTS += tests/cli-a2l-lazy.sh
+
 # The golden outputs, one per case (see golden() in the script).
 pclndump_golden = \
 	tests/pclndump/summary.out \
@@ -61,3 +67,13 @@ tests_pclndump_check_elf_SOURCES = tests/pclndump/check_elf.c
 tests_pclndump_check_elf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_pclndump_check_elf_LDADD = lib/libpcln-internal.la $(CHECK_LIBS)
 TESTS += tests/pclndump/check_elf
+
+# The size breakdown (tools/dump_size.c) against the builder's statistics,
+# on blobs with an inline tree, white-box.
+check_PROGRAMS += tests/pclndump/check_size
+tests_pclndump_check_size_SOURCES = tests/pclndump/check_size.c \
+	tools/dump_size.c tools/dump_input.c tools/dump.h
+tests_pclndump_check_size_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_pclndump_check_size_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_pclndump_check_size_LDADD = lib/libpcln.la $(CHECK_LIBS)
+TESTS += tests/pclndump/check_size

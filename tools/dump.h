@@ -48,6 +48,7 @@ typedef struct dump_input {
 	uint8_t *conv;
 	int is_go;
 	pcln_go_info go;
+	int trusted;		/* opened without the verifier (DUMP_OPEN_LAZY) */
 } dump_input;
 
 /* Read PATH ("-" is stdin) and find the blob: the whole file, or the
@@ -56,6 +57,14 @@ typedef struct dump_input {
 int dump_load(dump_input *in, const char *path);
 /* dump_load, then open the blob through the verifier. */
 int dump_open(dump_input *in, const char *path);
+/* dump_open, but with DUMP_OPEN_LAZY a pcln blob (a raw file or an ELF
+ * .pcln section) is opened trusted: pcln_open's O(1) header and trailer
+ * checks only, IN->trusted set; a damaged table then gives wrong or
+ * missing answers, never a fault (the caller checks what it uses, see
+ * dump_a2l.c).  A Go table (.gopclntab, or a converted one) is still
+ * verified: the verifier is what tells a Go 1.15 table from ours. */
+#define DUMP_OPEN_LAZY	0x1
+int dump_open_flags(dump_input *in, const char *path, unsigned flags);
 void dump_close(dump_input *in);
 /* Print a library error about IN: "PROG: PATH[ section S]: WHAT: MSG". */
 void dump_report(const dump_input *in, const pcln_err *err);
@@ -107,6 +116,8 @@ typedef struct dump_sizes {
 	 * kind (pcsp, pcfile, pcln, pcdata) */
 	uint64_t refs[4], distinct[4];
 	uint64_t nfuncnames, nfilenames;	/* distinct strings */
+	uint64_t ninlnames;	/* of nfuncnames, those only inlined
+				 * functions have (INLTREE records) */
 } dump_sizes;
 
 extern const char *const dump_part_names[PART_N];
@@ -137,8 +148,9 @@ int dump_lookup(dump_input *in, const dump_opts *o, char **pcs, int n);
 int dump_line(dump_input *in, const dump_opts *o, char **specs, int n);
 int dump_verify(const char *path, const dump_opts *o);
 
-/* addr2line mode: ARGV after the command name; PROG for messages. */
-int dump_addr2line(int argc, char **argv);
+/* addr2line mode: ARGV after the command name; PROG for messages.
+ * VERIFY: verify the whole blob first (as --verify). */
+int dump_addr2line(int argc, char **argv, int verify);
 
 /* Parse a hexadecimal number (optional 0x), the whole string. 0 or -1. */
 int dump_parse_hex(const char *s, uint64_t *v);

@@ -247,8 +247,13 @@ dump_summary(dump_input *in, const dump_opts *o)
 		printf("  %-10s %8" PRIu64 " %8" PRIu64 "\n",
 		    k < 3 ? table_names[k] : "pcdata", sz.refs[k],
 		    sz.distinct[k]);
-	printf("distinct names: %" PRIu64 " function, %" PRIu64 " file\n",
-	    sz.nfuncnames, sz.nfilenames);
+	if (sz.ninlnames > 0)
+		printf("distinct names: %" PRIu64 " function (%" PRIu64
+		    " of them inlined-only), %" PRIu64 " file\n",
+		    sz.nfuncnames, sz.ninlnames, sz.nfilenames);
+	else
+		printf("distinct names: %" PRIu64 " function, %" PRIu64
+		    " file\n", sz.nfuncnames, sz.nfilenames);
 	printf("size breakdown:\n");
 	printf("  %-10s %10s %8s\n", "part", "bytes", "percent");
 	for (k = 0; k < PART_N; k++)

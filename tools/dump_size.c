@@ -2,9 +2,11 @@
  *
  * Walks a verified blob: every Func record, name, file-table slot and
  * pc-value table is counted once however many functions share it (the
- * builder deduplicates tables and names); the trailer is its sections,
- * directory and footer; what no part claims is padding.  The parts add
- * up to the blob's length and match the builder's pcln_build_stats.
+ * builder deduplicates tables and names); the names of inlined functions
+ * (the INLTREE section's records) are function names; the trailer is its
+ * sections, directory and footer; what no part claims is padding.  The
+ * parts add up to the blob's length and match the builder's
+ * pcln_build_stats.
  */
 #include <config.h>
 
@@ -103,6 +105,34 @@ table_len(const dump_input *in, uint32_t off, uint64_t entry)
 	return (uint64_t)(s.p - start);
 }
 
+/* Push the name of every INLTREE record (kind 1) onto STRS: the
+ * section is 4 * (nfunc + 1) bytes of record starts, then the records
+ * (runtime/pclnrt_format.h). */
+static int
+inline_names(const dump_input *in, struct refs *strs)
+{
+	uint32_t nsect = dump_trailer_nsect(in), s, tag, off, size;
+	uint64_t head = 4 * ((uint64_t)in->info.nfunc + 1), r, go12;
+
+	go12 = in->info.go12size;
+	for (s = 0; s < nsect; s++) {
+		dump_trailer_entry(in, s, &tag, &off, &size);
+		if (tag != PCLN_SECT_INLTREE || size < head || off > in->len ||
+		    in->len - off < size)
+			continue;
+		for (r = head; size - r >= PCLN_INL_SIZE; r += PCLN_INL_SIZE) {
+			uint32_t name = pclnrt_load32(in->blob + off + r +
+			    PCLN_INL_NAME, in->info.target.bigendian);
+			if (name == 0 || name >= go12 || memchr(in->blob +
+			    name, 0, (size_t)(go12 - name)) == NULL)
+				continue;
+			if (push(strs, name, 1, 0) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static void
 oom(pcln_err *err)
 {
@@ -165,11 +195,13 @@ dump_compute_sizes(const dump_input *in, dump_sizes *sz, pcln_err *err)
 				goto nomem;
 		}
 	}
+	if (inline_names(in, &strs) < 0)
+		goto nomem;
 	for (i = 1; i <= in->info.nfile; i++) {
 		const char *name = pcln_file_name(t, (uint32_t)i);
 		if (name != NULL &&
 		    push(&strs, (uint32_t)((const uint8_t *)name - in->blob),
-		    1, 0) < 0)
+		    2, 0) < 0)
 			goto nomem;
 	}
 
@@ -182,14 +214,16 @@ dump_compute_sizes(const dump_input *in, dump_sizes *sz, pcln_err *err)
 		    PCLN_FUNC_FUNCDATA(ps, np, nf) : PCLN_FUNC_PCDATA(ps, np);
 	}
 	/* Strings shared by a function and a file count as function
-	 * names. */
+	 * names; so do the names of inlined functions (kind 1), counted
+	 * apart too when no function in the table has that name. */
 	uniq(&strs);
 	for (i = 0; i < strs.n; i++) {
 		const char *s = (const char *)in->blob + strs.v[i].off;
 		uint64_t len = strlen(s) + 1;
-		if (strs.v[i].kind == 0) {
+		if (strs.v[i].kind <= 1) {
 			sz->bytes[PART_FUNCNAMES] += len;
 			sz->nfuncnames++;
+			sz->ninlnames += strs.v[i].kind == 1;
 		} else {
 			sz->bytes[PART_FILENAMES] += len;
 			sz->nfilenames++;

@@ -2,7 +2,8 @@
  *
  * Usage: pclndump [--json] COMMAND [OPTIONS] FILE [ARGS...]
  * FILE is a raw blob or an ELF file with a .pcln or .gopclntab section.
- * Everything reads through the verified reader (pcln_open); see
+ * Everything reads through the verified reader (pcln_open), except
+ * addr2line mode, which opens lazily unless --verify (dump_a2l.c); see
  * pclndump(1) for the commands and exit statuses, doc/JSON.md for --json.
  * Invoked as "pcln-addr2line", it is "pclndump addr2line".
  */
@@ -42,13 +43,19 @@ usage(FILE *f)
 	    "  line FILE SRC:LINE...    every pc range of a source line\n"
 	    "  verify FILE...           full verification; exit 0 only if "
 	    "sound\n"
-	    "  addr2line [-e FILE] [-afpsiC] [ADDR...]\n"
+	    "  addr2line [-e FILE] [-afpsiC] [--verify] [ADDR...]\n"
 	    "                           answer like binutils addr2line\n"
+	    "                           (without verifying the whole blob "
+	    "first,\n"
+	    "                           unless --verify)\n"
 	    "\n"
 	    "Options:\n"
 	    "  --json                   JSON output (doc/JSON.md): one "
 	    "document, or\n"
 	    "                           one line per answer for lookup\n"
+	    "  --verify                 verify the whole blob before "
+	    "answering\n"
+	    "                           (addr2line; the others always do)\n"
 	    "  -h, --help               this help\n"
 	    "  -V, --version            version\n"
 	    "\n"
@@ -114,6 +121,7 @@ main(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "name", required_argument, NULL, 'n' },
 		{ "range", required_argument, NULL, 'r' },
+		{ "verify", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -123,13 +131,13 @@ main(int argc, char **argv)
 	dump_input in;
 	const char *cmdname;
 	size_t k;
-	int c, a, rc, nrest;
+	int c, a, rc, nrest, verify = 0;
 	enum cmd cmd;
 
 	base = base != NULL ? base + 1 : argc > 0 ? argv[0] : "pclndump";
 	if (strcmp(base, "pcln-addr2line") == 0) {
 		dump_prog = "pcln-addr2line";
-		return dump_addr2line(argc, argv);
+		return dump_addr2line(argc, argv, 0);
 	}
 	memset(&o, 0, sizeof o);
 
@@ -137,6 +145,8 @@ main(int argc, char **argv)
 	for (a = 1; a < argc && argv[a][0] == '-'; a++) {
 		if (strcmp(argv[a], "--json") == 0)
 			o.json = 1;
+		else if (strcmp(argv[a], "--verify") == 0)
+			verify = 1;	/* the others always verify */
 		else if (strcmp(argv[a], "--help") == 0 ||
 		    strcmp(argv[a], "-h") == 0) {
 			usage(stdout);
@@ -155,7 +165,7 @@ main(int argc, char **argv)
 	}
 	cmdname = argv[a];
 	if (strcmp(cmdname, "addr2line") == 0)
-		return dump_addr2line(argc - a, argv + a);
+		return dump_addr2line(argc - a, argv + a, verify);
 	for (k = 0; k < sizeof commands / sizeof commands[0]; k++)
 		if (strcmp(cmdname, commands[k].name) == 0)
 			break;
@@ -173,6 +183,8 @@ main(int argc, char **argv)
 		case 'j':
 			o.json = 1;
 			break;
+		case 'y':
+			break;	/* these commands always verify */
 		case 'n':
 		case 'r':
 			if (cmd != C_FUNCTIONS) {
