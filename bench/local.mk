@@ -11,6 +11,15 @@ bench_pcln_bench_LDADD = runtime/libpclnrt.la lib/libpcln.la
 bench_pcln_bench_LDFLAGS = -static
 bench_pcln_bench_gen_SOURCES = bench/gen.c
 
+## The in-process peer (libdw on the ELF itself), only with libdw.
+EXTRA_DIST += bench/peer-libdw.c
+if HAVE_LIBDW
+noinst_PROGRAMS += bench/pcln-bench-libdw
+bench_pcln_bench_libdw_SOURCES = bench/peer-libdw.c
+bench_pcln_bench_libdw_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
+bench_pcln_bench_libdw_LDADD = $(LIBDW_LIBS)
+endif
+
 EXTRA_DIST += bench/run.sh doc/PERFORMANCE.md
 
 bench: all

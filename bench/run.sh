@@ -13,7 +13,9 @@
 # (default 10000) pcs for the whole-process comparison with binutils,
 # elfutils and llvm (on gmock_all_test binutils takes ~0.8 ms a pc and
 # eu-addr2line over 2.8 ms, so 1M pcs would take hours; pclndump is also
-# timed on NPCS); BENCH_PARTS (default "real synth") which parts to run.
+# timed on NPCS); BENCH_PARTS (default "real synth") which parts to run;
+# BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared on
+# the real program, over BENCH_STRIDE_NPCS (default 200000) pcs.
 set -eu
 
 B=${top_builddir:-$(pwd)}
@@ -24,10 +26,19 @@ NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
 RUNS=${BENCH_RUNS:-5}
 PARTS=${BENCH_PARTS:-real synth}
+STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
+SNPCS=${BENCH_STRIDE_NPCS:-200000}
 BENCH=$B/bench/pcln-bench
 GEN=$B/bench/pcln-bench-gen
 PCLNLD=$B/tools/pclnld
 DUMP=$B/tools/pclndump
+# Time the program itself, as installed, not libtool's wrapper script
+# (a shell script that costs ~10 ms before pclndump starts).
+if [ -x "$B/tools/.libs/pclndump" ]; then
+	DUMP=$B/tools/.libs/pclndump
+	LD_LIBRARY_PATH=$B/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+	export LD_LIBRARY_PATH
+fi
 mkdir -p "$OUT"
 R=$OUT/results.txt
 : > "$R"
@@ -62,6 +73,27 @@ median_time() {
 	sort -g "$OUT/times" | sed -n "$(( (RUNS + 1) / 2 ))p"
 }
 
+# Median of RUNS times (s) of one run of a command, each time the mean of
+# 20 back-to-back runs (stdin from $1): for commands that take about as
+# long as starting `date`.
+median_time_short() {
+	in=$1; shift
+	i=0; : > "$OUT/times"
+	while [ $i -lt "$RUNS" ]; do
+		t0=$(date +%s.%N)
+		j=0
+		while [ $j -lt 20 ]; do
+			"$@" < "$in" > /dev/null
+			j=$((j + 1))
+		done
+		t1=$(date +%s.%N)
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.5f\n", (b - a) / 20 }' \
+		    >> "$OUT/times"
+		i=$((i + 1))
+	done
+	sort -g "$OUT/times" | sed -n "$(( (RUNS + 1) / 2 ))p"
+}
+
 # Instructions per call of pcln-bench loop KIND on BLOB (callgrind,
 # difference of 100000 and 200000 lookups).
 ir_per() {
@@ -74,7 +106,7 @@ ir_per() {
 
 lookups() {	# NAME BLOB
 	"$BENCH" lookups "$2" "$NPCS" | sed "s/^/$1 /" | tee -a "$R"
-	for k in bsearch index funcline pcsp lib-index; do
+	for k in bsearch index funcline pcsp lib-index frame; do
 		say "$1 ${k}_ir $(ir_per "$2" "$k")"
 	done
 }
@@ -108,8 +140,47 @@ done
 say "real blob_file_bytes $(stat -c %s "$OUT/real.blob")"
 lookups real "$OUT/real.blob"
 
+# Without inline information (what .debug_line + .eh_frame describe).
+"$PCLNLD" -o "$OUT/real-noinl.blob" --elf "$REAL" --no-inline
+say "real blob_noinline_bytes $(stat -c %s "$OUT/real-noinl.blob")"
+rm -f "$OUT/real-noinl.blob"
+
+# The checkpoint stride K (default 16; 0: none): size, time and
+# instructions of funcline + name for each.
+for k in $STRIDES; do
+	"$PCLNLD" -v -o "$OUT/real-k.blob" --elf "$REAL" --checkpoints "$k" \
+	    2> "$OUT/k.log"
+	say "real k$k blob_bytes $(stat -c %s "$OUT/real-k.blob")"
+	say "real k$k ckpt_bytes $(sed -n 's/.*PCCKPT \([0-9]*\) bytes (\([0-9]*\) checkpoints.*/\1 \2/p' "$OUT/k.log")"
+	"$BENCH" lookups "$OUT/real-k.blob" "$SNPCS" 1 funcline,frame |
+	    sed -n "s/^\(funcline\|frame\)_/real k$k &/p" | tee -a "$R"
+	say "real k$k funcline_ir $(ir_per "$OUT/real-k.blob" funcline)"
+done
+rm -f "$OUT/real-k.blob" "$OUT/k.log"
+
 # Whole process: NPCS random pcs, pclndump addr2line vs the peers.
 "$BENCH" pcs "$OUT/real.blob" "$NPCS" 7 > "$OUT/real.pcs"
+
+# In process, the peer: libdw on the ELF itself (built only with libdw).
+# Its function name (dwfl_module_addrinfo) scans the symbol table, ~0.4 ms
+# a pc here, so funcline and name get PNPCS pcs; line and cfa get NPCS.
+LIBDW=$B/bench/pcln-bench-libdw
+ir_libdw() {	# KIND N: instructions per lookup, difference of N and 2N
+	a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$LIBDW" \
+	    -loop "$REAL" "$OUT/real.pcs" "$1" "$2" 2>&1 | sed -n 's/.*Collected : //p')
+	b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$LIBDW" \
+	    -loop "$REAL" "$OUT/real.pcs" "$1" $(($2 * 2)) 2>&1 | sed -n 's/.*Collected : //p')
+	awk -v a="$a" -v b="$b" -v n="$2" 'BEGIN { printf "%d\n", (b - a) / n }'
+}
+if [ -x "$LIBDW" ]; then
+	"$LIBDW" "$REAL" "$OUT/real.pcs" "$NPCS" first line cfa |
+	    sed 's/^/real /' | tee -a "$R"
+	"$LIBDW" "$REAL" "$OUT/real.pcs" "$PNPCS" funcline name |
+	    sed 's/^/real /' | tee -a "$R"
+	say "real libdw_line_ir $(ir_libdw line 100000)"
+	say "real libdw_cfa_ir $(ir_libdw cfa 100000)"
+	say "real libdw_funcline_ir $(ir_libdw funcline 200)"
+fi
 head -1 "$OUT/real.pcs" > "$OUT/one.pc"
 head -"$PNPCS" "$OUT/real.pcs" > "$OUT/peer.pcs"
 for t in pcln binutils elfutils llvm; do
@@ -119,7 +190,11 @@ for t in pcln binutils elfutils llvm; do
 	elfutils) set -- eu-addr2line -e "$REAL" -f ;;
 	llvm)     set -- llvm-symbolizer --obj="$REAL" --no-inlines --no-demangle ;;
 	esac
-	say "real a2l_first_s $t $(median_time "$OUT/one.pc" "$@")"
+	if [ $t = pcln ]; then
+		say "real a2l_first_s $t $(median_time_short "$OUT/one.pc" "$@")"
+	else
+		say "real a2l_first_s $t $(median_time "$OUT/one.pc" "$@")"
+	fi
 	say "real a2l_${PNPCS}_s $t $(median_time "$OUT/peer.pcs" "$@")"
 	if [ $t = pcln ]; then
 		say "real a2l_${NPCS}_s $t $(median_time "$OUT/real.pcs" "$@")"
@@ -145,6 +220,6 @@ for n in $SIZES; do
 	rm -f "$OUT/s$n.pcln"
 	lookups "s$n" "$OUT/s$n.blob"
 	"$BENCH" pcs "$OUT/s$n.blob" 1 3 > "$OUT/one.pc"
-	say "s$n a2l_first_s $(median_time "$OUT/one.pc" "$DUMP" addr2line -e "$OUT/s$n.blob" -f)"
+	say "s$n a2l_first_s $(median_time_short "$OUT/one.pc" "$DUMP" addr2line -e "$OUT/s$n.blob" -f)"
 done
 echo "run.sh: results in $R" >&2
