@@ -358,6 +358,12 @@ int pcln_rows_begin(pcln_rowiter *it, const pcln_table *t, size_t i,
     int table);
 /* Next row: 1 and *ROW filled, 0 at the end, -1 on a corrupt table. */
 int pcln_rows_next(pcln_rowiter *it, pcln_row *row);
+/* The next rows, up to MAX of them, into ROWS: the number stored, 0 at
+ * the end, or -1 on a corrupt table (the rows before the fault come
+ * first, from the calls before; as read(2) does).  The same rows as
+ * pcln_rows_next, faster for whole tables: the decoder's state stays in
+ * registers for the whole batch.  An iterator may mix both calls. */
+long pcln_rows_fill(pcln_rowiter *it, pcln_row *rows, size_t max);
 
 /* Value of table TABLE of function I at PC; 0 and *VALUE, or -1 if PC is
  * not covered or the table is absent.  ROW, if not NULL, gets the range. */

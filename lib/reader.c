@@ -456,6 +456,39 @@ pcln_rows_next(pcln_rowiter *it, pcln_row *row)
 	return 1;
 }
 
+long
+pcln_rows_fill(pcln_rowiter *it, pcln_row *rows, size_t max)
+{
+	struct pclnrt_pcstep s;
+	size_t n = 0;
+	int rc = 1;
+
+	if (it->done)
+		return it->done == 2 ? -1 : 0;
+	pclnrt_pcstep_init(&s, it->p, it->end, it->pc, it->t->q);
+	s.value = it->value;
+	s.first = it->first;
+	while (n < max && (rc = pclnrt_pcstep(&s)) == 1) {
+		if (s.nextpc < s.pc || s.nextpc > it->limit) {
+			rc = -1;
+			break;
+		}
+		rows[n].start = s.pc;
+		rows[n].end = s.nextpc;
+		rows[n].value = s.value;
+		n++;
+	}
+	it->p = s.p;
+	it->pc = s.nextpc;
+	it->value = s.value;
+	it->first = s.first;
+	if (rc != 1)
+		it->done = rc == 0 ? 1 : 2;
+	if (n > 0)
+		return (long)n;
+	return rc == 0 ? 0 : rc < 0 ? -1 : 0;
+}
+
 int
 pcln_pcvalue(const pcln_table *t, size_t i, int table, uint64_t pc,
     int32_t *value, pcln_row *row)

@@ -27,6 +27,7 @@ struct vctx {
 	uint64_t nfuncsize;	/* entries in it */
 	int64_t inltree;	/* offset of the INLTREE section, or -1 */
 	uint64_t ninlsize;	/* its size */
+	uint64_t ninlrec;	/* its records (inltree_head) */
 	int64_t findex;		/* offset of the FUNCINDEX section, or -1 */
 	uint64_t nfindex;	/* its size */
 	int64_t ckpt;		/* offset of the PCCKPT section, or -1 */
@@ -268,15 +269,19 @@ check_ftab_entry(struct vctx *v, uint64_t i)
 	return 0;
 }
 
+/* HEAD, then PER for every function: how pcln_verify checks the
+ * function table and the per-function sections (pcln_verify_func runs
+ * the same HEAD and PER for one function). */
 static int
-check_functab(struct vctx *v)
+each_func(struct vctx *v, int (*head)(struct vctx *),
+    int (*per)(struct vctx *, uint64_t))
 {
 	uint64_t i;
 
-	if (functab_head(v) != 0)
+	if (head(v) != 0)
 		return -1;
 	for (i = 0; i < v->n; i++)
-		if (check_ftab_entry(v, i) != 0)
+		if (per(v, i) != 0)
 			return -1;
 	return 0;
 }
@@ -470,7 +475,7 @@ check_func(struct vctx *v, uint64_t i)
 
 /* The INLTREE section's size and the ends of its start[] array. */
 static int
-inltree_head(struct vctx *v, uint64_t *nrec)
+inltree_head(struct vctx *v)
 {
 	pcln_err *err = v->err;
 	uint64_t base = (uint64_t)v->inltree, head = 4 * (v->n + 1), k;
@@ -480,10 +485,10 @@ inltree_head(struct vctx *v, uint64_t *nrec)
 		    "trailer INLTREE section at 0x%" PRIx64 ": size %" PRIu64
 		    ", expected 4 * (nfunc + 1) = %" PRIu64 " plus a multiple "
 		    "of %u", base, v->ninlsize, head, PCLN_INL_SIZE);
-	*nrec = (v->ninlsize - head) / PCLN_INL_SIZE;
+	v->ninlrec = (v->ninlsize - head) / PCLN_INL_SIZE;
 	for (k = 0; k < 2; k++) {
 		uint64_t i = k ? v->n : 0, st = ld32(v, base + 4 * i);
-		if (st != (k ? *nrec : 0))
+		if (st != (k ? v->ninlrec : 0))
 			return pclni_seterr(err, PCLN_ETRAILER,
 			    (int64_t)(base + 4 * i), "trailer INLTREE start[%"
 			    PRIu64 "] at 0x%" PRIx64 ": %" PRIu64 ", expected %s",
@@ -492,11 +497,11 @@ inltree_head(struct vctx *v, uint64_t *nrec)
 	return 0;
 }
 
-/* Function I's inline records (with NREC records in all): a range
- * start[i] .. start[i+1] - 1, records with a parent below them, a name
- * and a file; its inline pcdata values name its own records. */
+/* Function I's inline records: a range start[i] .. start[i+1] - 1 of
+ * the records, each with a parent below it, a name and a file; its
+ * inline pcdata values name its own records. */
 static int
-check_inl_func(struct vctx *v, uint64_t i, uint64_t nrec)
+check_inl_func(struct vctx *v, uint64_t i)
 {
 	pcln_err *err = v->err;
 	uint64_t base = (uint64_t)v->inltree, head = 4 * (v->n + 1);
@@ -505,7 +510,7 @@ check_inl_func(struct vctx *v, uint64_t i, uint64_t nrec)
 	struct pclnrt_pcstep s;
 	int rc;
 
-	if (s1 < s0 || s1 > nrec)
+	if (s1 < s0 || s1 > v->ninlrec)
 		return pclni_seterr(err, PCLN_ETRAILER,
 		    (int64_t)(base + 4 * i + 4), "trailer INLTREE start[%"
 		    PRIu64 "] at 0x%" PRIx64 ": %" PRIu64 ", expected not "
@@ -550,20 +555,6 @@ check_inl_func(struct vctx *v, uint64_t i, uint64_t nrec)
 			    "function %" PRIu64 " inline pcdata table at 0x%"
 			    PRIx64 ": index %" PRId32 ", expected -1 to %" PRId64,
 			    i, toff, s.value, (int64_t)(s1 - s0) - 1);
-	return 0;
-}
-
-/* The INLTREE section (after every function was checked). */
-static int
-check_inltree(struct vctx *v)
-{
-	uint64_t nrec = 0, i;
-
-	if (inltree_head(v, &nrec) != 0)
-		return -1;
-	for (i = 0; i < v->n; i++)
-		if (check_inl_func(v, i, nrec) != 0)
-			return -1;
 	return 0;
 }
 
@@ -822,20 +813,6 @@ check_ckpt_func(struct vctx *v, uint64_t i)
 	return 0;
 }
 
-/* The PCCKPT section (after every function was checked). */
-static int
-check_ckpt(struct vctx *v)
-{
-	uint64_t i;
-
-	if (ckpt_head(v) != 0)
-		return -1;
-	for (i = 0; i < v->n; i++)
-		if (check_ckpt_func(v, i) != 0)
-			return -1;
-	return 0;
-}
-
 /* The function's end against the sentinel, for the last function. */
 static int
 check_last_end(struct vctx *v)
@@ -853,7 +830,6 @@ int
 pcln_verify_func(const uint8_t *blob, size_t len, size_t i, pcln_err *err)
 {
 	struct vctx v;
-	uint64_t nrec = 0;
 
 	pclni_clearerr(err);
 	if (blob == NULL)
@@ -876,8 +852,8 @@ pcln_verify_func(const uint8_t *blob, size_t len, size_t i, pcln_err *err)
 	    check_ftab_entry(&v, i + 1) != 0) || check_func(&v, i) != 0 ||
 	    (i + 1 == v.n && check_last_end(&v) != 0))
 		return -1;
-	if (v.inltree >= 0 && (inltree_head(&v, &nrec) != 0 ||
-	    check_inl_func(&v, i, nrec) != 0))
+	if (v.inltree >= 0 && (inltree_head(&v) != 0 ||
+	    check_inl_func(&v, i) != 0))
 		return -1;
 	if (v.ckpt >= 0 && (ckpt_head(&v) != 0 || check_ckpt_func(&v, i) != 0))
 		return -1;
@@ -901,18 +877,19 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 	v.findex = -1;
 	v.ckpt = -1;
 	if (check_header(&v) != 0 || check_trailer(&v) != 0 ||
-	    check_functab(&v) != 0 || check_filetab(&v) != 0)
+	    each_func(&v, functab_head, check_ftab_entry) != 0 ||
+	    check_filetab(&v) != 0)
 		return -1;
 	for (i = 0; i < v.n; i++)
 		if (check_func(&v, i) != 0)
 			return -1;
 	if (check_last_end(&v) != 0)
 		return -1;
-	if (v.inltree >= 0 && check_inltree(&v) != 0)
+	if (v.inltree >= 0 && each_func(&v, inltree_head, check_inl_func) != 0)
 		return -1;
 	if (v.findex >= 0 && check_findex(&v) != 0)
 		return -1;
-	if (v.ckpt >= 0 && check_ckpt(&v) != 0)
+	if (v.ckpt >= 0 && each_func(&v, ckpt_head, check_ckpt_func) != 0)
 		return -1;
 	/* Nothing may follow the Go 1.2 data but a whole trailer: this is
 	 * what catches a truncated or damaged trailer. */

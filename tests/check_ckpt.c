@@ -17,6 +17,7 @@
 #include "pcln.h"
 #include "pclnrt.h"
 #include "pclnrt_format.h"
+#include "trailer.h"
 
 #define NF	5
 #define NTAB	6		/* pcsp, pcfile, pcln, pcdata[0..2] */
@@ -328,24 +329,6 @@ START_TEST(test_ckpt_lookup)
 }
 END_TEST
 
-/* Find section TAG of a trailer blob; its size in *SIZE. */
-static uint8_t *
-section(uint8_t *b, size_t len, int big, uint32_t tag, uint32_t *size)
-{
-	const uint8_t *ft = b + len - PCLN_FOOTER_SIZE;
-	uint32_t dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
-	uint32_t n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big), k;
-
-	for (k = 0; k < n; k++) {
-		const uint8_t *d = b + dir + k * PCLN_DIRENT_SIZE;
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) == tag) {
-			*size = pclnrt_load32(d + PCLN_DIRENT_SIZEF, big);
-			return b + pclnrt_load32(d + PCLN_DIRENT_OFF, big);
-		}
-	}
-	return NULL;
-}
-
 /* Damaging the first bytes of f1's pcln table (its first rows) leaves
  * the answers after its first checkpoint right, because the lookup
  * resumes there; without checkpoints the same damage shows. */
@@ -435,16 +418,6 @@ store_be(uint8_t *p, uint32_t v, int width)
 		p[k] = (uint8_t)(v >> (8 * (width - 1 - k)));
 }
 
-static void
-reseal(uint8_t *b, size_t len)
-{
-	uint64_t h = pclnrt_xxh64(b, len - 16, 0);
-	int k;
-
-	for (k = 0; k < 8; k++)
-		b[len - 16 + k] = (uint8_t)(h >> (56 - 8 * k));
-}
-
 START_TEST(test_ckpt_damage)
 {
 	static const struct cfg c = { 8, 1, 1 };
@@ -456,7 +429,7 @@ START_TEST(test_ckpt_damage)
 
 	gen_funcs(1);
 	blob = build(&c, 16, &len, NULL);
-	ck = section(blob, len, 1, PCLN_SECT_PCCKPT, &size);
+	ck = trailer_section(blob, len, 1, PCLN_SECT_PCCKPT, &size);
 	ck_assert_ptr_nonnull(ck);
 	/* f1's block; its first descriptor (pcsp, narrow) and arrays */
 	blk = ck + PCLN_CKPT_HDR + 4 * (NF + 1) +
@@ -474,7 +447,7 @@ START_TEST(test_ckpt_damage)
 		store_be(p, (d->add ? pclnrt_load32(p, 1) : 0) + d->value, 4);
 	else
 		store_be(p, (d->add ? pclnrt_load16(p, 1) : 0) + d->value, 2);
-	reseal(blob, len);
+	trailer_reseal(blob, len);
 	ck_assert_int_eq(pcln_verify(blob, len, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ETRAILER);
 	ck_assert_msg(strstr(err.msg, d->msg) != NULL, "%s: %s", d->what,
@@ -505,7 +478,7 @@ START_TEST(test_verify_func)
 		    "%zu: %s", i, err.msg);
 	ck_assert_int_eq(pcln_verify_func(blob, len, NF, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EINVAL);
-	ck = section(blob, len, 1, PCLN_SECT_PCCKPT, &size);
+	ck = trailer_section(blob, len, 1, PCLN_SECT_PCCKPT, &size);
 	blk = ck + PCLN_CKPT_HDR + 4 * (NF + 1) +
 	    pclnrt_load32(ck + PCLN_CKPT_HDR + 4, 1);
 	cnt = pclnrt_load32(blk + 12, 1);
@@ -572,7 +545,7 @@ START_TEST(test_ckpt_flip)
 
 	gen_funcs(1);
 	blob = build(&c, 8, &len, NULL);
-	ck = section(blob, len, 0, PCLN_SECT_PCCKPT, &size);
+	ck = trailer_section(blob, len, 0, PCLN_SECT_PCCKPT, &size);
 	ck_assert_ptr_nonnull(ck);
 	copy = malloc(len);
 	for (k = 0; k < size; k++) {
@@ -660,7 +633,7 @@ START_TEST(test_ckpt_default)
 				    &err);
 	}
 	ck_assert_int_eq(pcln_builder_write(b, 0, &out, &len, &err), 0);
-	ck_assert_ptr_nonnull(section(out, len, 0, PCLN_SECT_PCCKPT, &size));
+	ck_assert_ptr_nonnull(trailer_section(out, len, 0, PCLN_SECT_PCCKPT, &size));
 	ck_assert_uint_eq(pcln_builder_stats(b)->nckpt,
 	    want_nckpt(PCLN_CKPT_DEFAULT, &nd, &sz));
 	ck_assert_uint_eq(pcln_builder_stats(b)->ckpt, sz);

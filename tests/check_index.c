@@ -13,6 +13,7 @@
 #include "pcln.h"
 #include "pclnrt.h"
 #include "pclnrt_format.h"
+#include "trailer.h"
 
 #define MAXF 4096
 
@@ -187,34 +188,6 @@ START_TEST(test_index_lookup)
 }
 END_TEST
 
-/* Find section TAG in a verified trailer blob; its size in *SIZE. */
-static uint8_t *
-section(uint8_t *b, size_t len, int big, uint32_t tag, uint32_t *size)
-{
-	const uint8_t *ft = b + len - PCLN_FOOTER_SIZE;
-	uint32_t dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
-	uint32_t n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big), k;
-
-	for (k = 0; k < n; k++) {
-		const uint8_t *d = b + dir + k * PCLN_DIRENT_SIZE;
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) == tag) {
-			*size = pclnrt_load32(d + PCLN_DIRENT_SIZEF, big);
-			return b + pclnrt_load32(d + PCLN_DIRENT_OFF, big);
-		}
-	}
-	return NULL;
-}
-
-static void
-reseal(uint8_t *b, size_t len)
-{
-	uint64_t h = pclnrt_xxh64(b, len - 16, 0);
-	int k;
-
-	for (k = 0; k < 8; k++)
-		b[len - 16 + k] = (uint8_t)(h >> (56 - 8 * k));
-}
-
 /* Four 256-byte functions at 0x1000: the chooser starts at sub-buckets
  * of 16 average functions (2^12 bytes), where the whole text is one
  * sub-bucket and the scan is 3 <= the goal of 8. */
@@ -236,7 +209,7 @@ START_TEST(test_index_bytes)
 		sz[i] = 256;
 	}
 	blob = build(&l, e, sz, PCLN_WRITE_INDEX, &len);
-	ix = section(blob, len, 0, PCLN_SECT_FUNCINDEX, &size);
+	ix = trailer_section(blob, len, 0, PCLN_SECT_FUNCINDEX, &size);
 	ck_assert_ptr_nonnull(ix);
 	ck_assert_uint_eq(size, sizeof want);
 	ck_assert_mem_eq(ix, want, sizeof want);
@@ -266,8 +239,8 @@ START_TEST(test_index_default)
 
 		gen(&l, e_, sz_);
 		blob = build(&l, e_, sz_, 0, &len);
-		ck_assert_int_eq(section(blob, len, 0, PCLN_SECT_FUNCINDEX,
-		    &size) != NULL, k > 0);
+		ck_assert_int_eq(trailer_section(blob, len, 0,
+		    PCLN_SECT_FUNCINDEX, &size) != NULL, k > 0);
 		free(blob);
 		/* the same through one builder, to read its stats */
 		memset(&t, 0, sizeof t);
@@ -332,7 +305,7 @@ START_TEST(test_index_damage)
 
 	gen(&l, e_, sz_);
 	blob = build(&l, e_, sz_, PCLN_WRITE_INDEX, &len);
-	ix = section(blob, len, 0, PCLN_SECT_FUNCINDEX, &size);
+	ix = trailer_section(blob, len, 0, PCLN_SECT_FUNCINDEX, &size);
 	ck_assert_ptr_nonnull(ix);
 	ck_assert_uint_gt(pclnrt_load32(ix + PCLN_FIDX_NBUCKET, 0), 1);
 	ck_assert_uint_gt(pclnrt_load32(ix + PCLN_FIDX_MAXSCAN, 0), 0);
@@ -344,7 +317,7 @@ START_TEST(test_index_damage)
 		ix[d->off + 2] = (uint8_t)(d->value >> 16);
 		ix[d->off + 3] = (uint8_t)(d->value >> 24);
 	}
-	reseal(blob, len);
+	trailer_reseal(blob, len);
 	ck_assert_int_eq(pcln_verify(blob, len, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ETRAILER);
 	ck_assert_msg(strstr(err.msg, "FUNCINDEX") != NULL &&
@@ -380,7 +353,7 @@ START_TEST(test_index_bound)
 
 	gen(&l, e_, sz_);
 	blob = build(&l, e_, sz_, 0, &len);
-	ix = section(blob, len, 0, PCLN_SECT_FUNCINDEX, &size);
+	ix = trailer_section(blob, len, 0, PCLN_SECT_FUNCINDEX, &size);
 	ck_assert_ptr_nonnull(ix);
 	ck_assert_uint_le(pclnrt_load32(ix + PCLN_FIDX_MAXSCAN, 0), 8);
 	ck_assert_uint_le(size, MAXF + 256);

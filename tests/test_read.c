@@ -375,6 +375,35 @@ check_model(const uint8_t *blob, size_t len, const struct model *m,
 			}
 			if (exists)
 				ck_assert_int_eq(pcln_rows_next(&it, &got), 0);
+			/* pcln_rows_fill: the same rows, in batches of 1, 3
+			 * and all. */
+			if (exists) {
+				static const size_t batch[3] = { 1, 3, MAXP + 1 };
+				int bk;
+				for (bk = 0; bk < 3; bk++) {
+					pcln_row rows[MAXP + 1];
+					size_t got_n = 0;
+					long r;
+					pcln_rows_begin(&it, t, i, (int)j);
+					while ((r = pcln_rows_fill(&it,
+					    rows + got_n, batch[bk])) > 0) {
+						ck_assert_int_le(r,
+						    (long)batch[bk]);
+						got_n += (size_t)r;
+						ck_assert_uint_le(got_n, n);
+					}
+					ck_assert_int_eq(r, 0);
+					ck_assert_uint_eq(got_n, n);
+					for (k = 0; k < n; k++) {
+						ck_assert_uint_eq(rows[k].start,
+						    want[k].start);
+						ck_assert_uint_eq(rows[k].end,
+						    want[k].end);
+						ck_assert_int_eq(rows[k].value,
+						    want[k].value);
+					}
+				}
+			}
 			ck_assert_int_eq(pcln_pcvalue(t, i, (int)j,
 			    f->entry + f->size, NULL, NULL), -1);
 			if (f->entry > 0)
@@ -675,6 +704,28 @@ START_TEST(test_sample_api)
 	ck_assert_uint_eq(r.end, SAMPLE_BASE + 0x60);
 	ck_assert_int_eq(pcln_rows_begin(&it, t, 1, PCLN_TABLE_PCDATA(0)), 0);
 	ck_assert_int_eq(pcln_rows_next(&it, &r), 0);	/* absent: empty */
+	ck_assert_int_eq(pcln_rows_fill(&it, &r, 1), 0);
+	{
+		/* pcln_rows_fill on a table damaged after its first row (an
+		 * overlong varint), opened trusted: that row, then -1. */
+		uint32_t off = pcln_table_offset(t, 1, PCLN_TABLE_PCDATA(2));
+		uint8_t *bad = malloc(len);
+		pcln_table *bt;
+		pcln_row rows[4];
+		memcpy(bad, blob, len);
+		memset(bad + off + 2, 0xff, 6);
+		bt = pcln_open(bad, len, PCLN_OPEN_TRUSTED, NULL);
+		ck_assert_ptr_nonnull(bt);
+		ck_assert_int_eq(pcln_rows_begin(&it, bt, 1,
+		    PCLN_TABLE_PCDATA(2)), 0);
+		ck_assert_int_eq(pcln_rows_fill(&it, rows, 4), 1);
+		ck_assert_int_eq(rows[0].value, -1);
+		ck_assert_uint_eq(rows[0].start, SAMPLE_BASE + 0x40);
+		ck_assert_int_eq(pcln_rows_fill(&it, rows, 4), -1);
+		ck_assert_int_eq(pcln_rows_fill(&it, rows, 4), -1);
+		pcln_close(bt);
+		free(bad);
+	}
 	ck_assert_int_eq(pcln_rows_begin(&it, t, 1, PCLN_TABLE_PCDATA(3)), -1);
 	ck_assert_int_eq(pcln_rows_begin(&it, t, 9, PCLN_TABLE_PCSP), -1);
 	ck_assert_int_eq(pcln_get_func(t, 4, &f), 0);

@@ -415,11 +415,8 @@ import_main(int go, const char *path, const char *output,
 		goto fail;
 	if (verbose)
 		print_build_stats(pcln_builder_stats(b));
-	if (pcln_verify(blob, len, &err) < 0) {
-		fprintf(stderr, "%s: internal error: the built blob fails "
-		    "verification: %s\n", prog, err.msg);
-		goto out;
-	}
+	/* pcln_builder_write ran pcln_verify on the blob: never a blob the
+	 * verifier rejects. */
 	out.path = output;
 	out.buf = blob;
 	out.len = len;
@@ -581,12 +578,8 @@ main(int argc, char **argv)
 			goto fail;
 	if (pcln_link_run(l, &blob, &len, &err) < 0)
 		goto fail;
-	/* Belt and braces: never write a blob the verifier rejects. */
-	if (pcln_verify(blob, len, &err) < 0) {
-		fprintf(stderr, "%s: internal error: the built blob fails "
-		    "verification: %s\n", prog, err.msg);
-		goto out;
-	}
+	/* pcln_builder_write (in pcln_link_run) ran pcln_verify on the
+	 * blob: never a blob the verifier rejects. */
 	if (mapfile != NULL) {
 		FILE *fp = open_memstream(&map, &maplen);
 		if (fp == NULL || write_map(fp, l, blob, len) < 0 ||
