@@ -4,18 +4,22 @@
 # Run by `make bench` in a build directory (never by `make check`):
 #   top_builddir=BUILD top_srcdir=SRC sh bench/run.sh
 # Results: BUILD/bench-results/results.txt ("name value" lines) and the
-# inputs it made (real program, blobs, pcs).  Takes ~20 minutes, plus 4
-# to build the real program the first time.
+# inputs it made (real program, blobs, pcs).  Takes ~40 minutes with
+# BENCH_RUNS=3, plus 4 to build the real program the first time.
 #
-# Environment: BENCH_SIZES (default "10000 100000 1000000") synthetic
-# table sizes; BENCH_NPCS (default 1000000) pcs per measurement;
-# BENCH_RUNS (default 5) whole-process runs per median; BENCH_PEER_NPCS
-# (default 10000) pcs for the whole-process comparison with binutils,
-# elfutils and llvm (on gmock_all_test binutils takes ~0.8 ms a pc and
-# eu-addr2line over 2.8 ms, so 1M pcs would take hours; pclndump is also
-# timed on NPCS); BENCH_PARTS (default "real synth") which parts to run;
-# BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared on
-# the real program, over BENCH_STRIDE_NPCS (default 200000) pcs.
+# Environment:
+#   BENCH_SIZES (default "10000 100000 1000000") synthetic table sizes;
+#   BENCH_NPCS (default 1000000) pcs per in-process measurement, and for
+#     pclndump's whole-process run;
+#   BENCH_RUNS (default 5) whole-process runs per median;
+#   BENCH_PEER_NPCS (default 10000) pcs for binutils addr2line and
+#     llvm-symbolizer (binutils takes ~1 ms a pc on gmock_all_test, so 1M
+#     pcs would take ~17 minutes a run), and for libdw's function names;
+#   BENCH_ELFUTILS_NPCS (default 1000) pcs for eu-addr2line, which takes
+#     ~64 ms a pc there;
+#   BENCH_PARTS (default "real synth") which parts to run;
+#   BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared
+#     on the real program, over BENCH_STRIDE_NPCS (default 200000) pcs.
 set -eu
 
 B=${top_builddir:-$(pwd)}
@@ -24,6 +28,7 @@ OUT=$B/bench-results
 SIZES=${BENCH_SIZES:-10000 100000 1000000}
 NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
+ENPCS=${BENCH_ELFUTILS_NPCS:-1000}
 RUNS=${BENCH_RUNS:-5}
 PARTS=${BENCH_PARTS:-real synth}
 STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
@@ -183,6 +188,7 @@ if [ -x "$LIBDW" ]; then
 fi
 head -1 "$OUT/real.pcs" > "$OUT/one.pc"
 head -"$PNPCS" "$OUT/real.pcs" > "$OUT/peer.pcs"
+head -"$ENPCS" "$OUT/real.pcs" > "$OUT/elfutils.pcs"
 for t in pcln binutils elfutils llvm; do
 	case $t in
 	pcln)     set -- "$DUMP" addr2line -e "$OUT/real.blob" -f ;;
@@ -195,7 +201,11 @@ for t in pcln binutils elfutils llvm; do
 	else
 		say "real a2l_first_s $t $(median_time "$OUT/one.pc" "$@")"
 	fi
-	say "real a2l_${PNPCS}_s $t $(median_time "$OUT/peer.pcs" "$@")"
+	if [ $t = elfutils ]; then
+		say "real a2l_${ENPCS}_s $t $(median_time "$OUT/elfutils.pcs" "$@")"
+	else
+		say "real a2l_${PNPCS}_s $t $(median_time "$OUT/peer.pcs" "$@")"
+	fi
 	if [ $t = pcln ]; then
 		say "real a2l_${NPCS}_s $t $(median_time "$OUT/real.pcs" "$@")"
 	fi

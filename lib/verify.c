@@ -647,12 +647,47 @@ check_ckpt_table(struct vctx *v, uint64_t i, uint64_t tab, uint64_t off,
 {
 	pcln_err *err = v->err;
 	struct pclnrt_pcstep s;
-	uint64_t rows = 0, form = 0, cnt = 0, w = 4, aw, m = 0;
+	uint64_t rows = 0, form = 0, cnt = 0, w = 4, aw = 0, m = 0;
+	uint64_t bad = 0, got[3] = { 0, 0, 0 }, want[3] = { 0, 0, 0 };
+	uint64_t badm = 0, badrow = 0;
+	int shape = 0;
 
 	*asize = 0;
+	if (de != 0) {
+		form = pclnrt_load16(v->b + de + 2, v->big);
+		cnt = ld32(v, de + 8);
+		if (form == PCLN_CKPT_NARROW)
+			w = 2;
+		shape = (form == PCLN_CKPT_NARROW || form == PCLN_CKPT_WIDE) &&
+		    ld32(v, de + 4) == arr - b0 &&
+		    PCLN_CKPT_ARRAYS(cnt, w) <= room;
+		aw = (cnt * w + 3) & ~(uint64_t)3;
+	}
+	/* One pass: count the rows and compare each checkpoint (if the
+	 * descriptor's shape lets the arrays be read) with the state. */
 	pclnrt_pcstep_init(&s, v->b + off, v->b + v->go12, 0, v->q);
-	while (pclnrt_pcstep(&s) == 1)
+	while (pclnrt_pcstep(&s) == 1) {
 		rows++;
+		if (!shape || bad || rows % stride != 0 || m >= cnt)
+			continue;
+		if (w == 2) {
+			got[0] = pclnrt_load16(v->b + arr + 2 * m, v->big);
+			got[1] = pclnrt_load16(v->b + arr + aw + 2 * m, v->big);
+		} else {
+			got[0] = ld32(v, arr + 4 * m);
+			got[1] = ld32(v, arr + aw + 4 * m);
+		}
+		got[2] = ld32(v, arr + 2 * aw + 4 * m);
+		want[0] = s.nextpc;
+		want[1] = (uint64_t)(s.p - (v->b + off));
+		want[2] = (uint32_t)s.value;
+		if (got[0] != want[0] || got[1] != want[1] || got[2] != want[2]) {
+			bad = 1;
+			badm = m;
+			badrow = rows;
+		}
+		m++;
+	}
 	if (de == 0 && rows > stride)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)v->ckpt,
 		    "trailer PCCKPT section at 0x%" PRIx64 ": no descriptor for"
@@ -661,14 +696,7 @@ check_ckpt_table(struct vctx *v, uint64_t i, uint64_t tab, uint64_t off,
 		    (uint64_t)v->ckpt, i, tab, rows, stride);
 	if (de == 0)
 		return 0;
-	form = pclnrt_load16(v->b + de + 2, v->big);
-	cnt = ld32(v, de + 8);
-	if (form == PCLN_CKPT_NARROW)
-		w = 2;
-	if (rows <= stride || (form != PCLN_CKPT_NARROW &&
-	    form != PCLN_CKPT_WIDE) || cnt != (rows - 1) / stride ||
-	    ld32(v, de + 4) != arr - b0 ||
-	    PCLN_CKPT_ARRAYS(cnt, w) > room)
+	if (rows <= stride || !shape || cnt != (rows - 1) / stride)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)de,
 		    "PCCKPT descriptor at 0x%" PRIx64 " of function %" PRIu64
 		    " table %" PRIu64 " (%" PRIu64 " rows, stride %" PRIu64 "): "
@@ -677,34 +705,16 @@ check_ckpt_table(struct vctx *v, uint64_t i, uint64_t tab, uint64_t off,
 		    "no descriptor (too few rows)" : "form 1 or 2, (rows - 1) "
 		    "/ stride checkpoints, and arrays right after the previous "
 		    "ones inside the block");
+	if (bad)
+		return pclni_seterr(err, PCLN_ETRAILER,
+		    (int64_t)(arr + w * badm), "PCCKPT checkpoint %" PRIu64
+		    " of function %" PRIu64 " table %" PRIu64 " (arrays at 0x%"
+		    PRIx64 "): pc offset 0x%" PRIx64 " byte %" PRIu64 " value %"
+		    PRId32 ", expected 0x%" PRIx64 " byte %" PRIu64 " value %"
+		    PRId32 " (the state after row %" PRIu64 ")", badm, i, tab,
+		    arr, got[0], got[1], (int32_t)got[2], want[0], want[1],
+		    (int32_t)want[2], badrow);
 	*asize = PCLN_CKPT_ARRAYS(cnt, w);
-	aw = (cnt * w + 3) & ~(uint64_t)3;
-	pclnrt_pcstep_init(&s, v->b + off, v->b + v->go12, 0, v->q);
-	for (rows = 1; pclnrt_pcstep(&s) == 1 && m < cnt; rows++) {
-		uint64_t pcoff, bo;
-		int32_t val;
-		if (rows % stride != 0)
-			continue;
-		if (w == 2) {
-			pcoff = pclnrt_load16(v->b + arr + 2 * m, v->big);
-			bo = pclnrt_load16(v->b + arr + aw + 2 * m, v->big);
-		} else {
-			pcoff = ld32(v, arr + 4 * m);
-			bo = ld32(v, arr + aw + 4 * m);
-		}
-		val = (int32_t)ld32(v, arr + 2 * aw + 4 * m);
-		if (pcoff != s.nextpc || bo != (uint64_t)(s.p - (v->b + off)) ||
-		    val != s.value)
-			return pclni_seterr(err, PCLN_ETRAILER,
-			    (int64_t)(arr + w * m), "PCCKPT checkpoint %" PRIu64
-			    " of function %" PRIu64 " table %" PRIu64 " (arrays "
-			    "at 0x%" PRIx64 "): pc offset 0x%" PRIx64 " byte %"
-			    PRIu64 " value %" PRId32 ", expected 0x%" PRIx64
-			    " byte %td value %" PRId32 " (the state after row %"
-			    PRIu64 ")", m, i, tab, arr, pcoff, bo, val,
-			    s.nextpc, s.p - (v->b + off), s.value, rows);
-		m++;
-	}
 	/* Padding inside the arrays is zero, so the bytes are canonical. */
 	for (m = cnt * w; m < aw; m++)
 		if (v->b[arr + m] != 0 || v->b[arr + aw + m] != 0)

@@ -100,7 +100,9 @@ START_TEST(test_target_data)
 	desc_reader *r = rd("# comment\n\n  target ptrsize 4 quantum 2 "
 	    "endian big  # trailing\ntarget endian little\n"
 	    "data gc.locals 0x9000\ndata \"odd name\" 42\n"
-	    "file 3 \"a b.go\"\n", 0);
+	    "file 3 \"a b.go\"\n"
+	    "data max 18446744073709551615\ndata hmax 0xFFFFFFFFFFFFFFFF\n",
+	    0);
 	struct desc_stmt st;
 
 	next_ok(r, &st, DESC_TARGET, 3);
@@ -119,8 +121,13 @@ START_TEST(test_target_data)
 	next_ok(r, &st, DESC_FILE, 7);
 	ck_assert_uint_eq(st.idx, 3);
 	ck_assert_str_eq(st.name, "a b.go");
+	/* the largest numbers, decimal and hex, at the overflow edge */
+	next_ok(r, &st, DESC_DATA, 8);
+	ck_assert_uint_eq(st.addr, UINT64_MAX);
+	next_ok(r, &st, DESC_DATA, 9);
+	ck_assert_uint_eq(st.addr, UINT64_MAX);
 	end_ok(r);
-	ck_assert_int_eq(desc_lines(r), 7);
+	ck_assert_int_eq(desc_lines(r), 9);
 	desc_close(r);
 }
 END_TEST
@@ -261,6 +268,12 @@ static const struct {
 	{ "data x 0x1g\n", 0, PCLN_ESYNTAX, "t.pcln:1: bad address '0x1g'" },
 	{ "data x 0x10000000000000000\n", 0, PCLN_ERANGE,
 	  "t.pcln:1: address 0x10000000000000000 out of range" },
+	{ "data x 18446744073709551616\n", 0, PCLN_ERANGE,
+	  "t.pcln:1: address 18446744073709551616 out of range" },
+	{ "data x 18446744073709551620\n", 0, PCLN_ERANGE,
+	  "t.pcln:1: address 18446744073709551620 out of range" },
+	{ "data x 0x1ffffffffffffffff\n", 0, PCLN_ERANGE,
+	  "t.pcln:1: address 0x1ffffffffffffffff out of range" },
 	{ "func f\n", 0, PCLN_ESYNTAX, "t.pcln:1: func f has no size" },
 	{ "func\n", 0, PCLN_ESYNTAX, "t.pcln:1: expected 'func NAME" },
 	{ "func f size 0\n", 0, PCLN_ERANGE, "t.pcln:1: size 0 out of range" },
