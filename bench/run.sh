@@ -4,7 +4,7 @@
 # Run by `make bench` in a build directory (never by `make check`):
 #   top_builddir=BUILD top_srcdir=SRC sh bench/run.sh
 # Results: BUILD/bench-results/results.txt ("name value" lines) and the
-# inputs it made (real program, blobs, pcs).  Takes ~40 minutes with
+# inputs it made (real program, blobs, pcs).  Takes ~15 minutes with
 # BENCH_RUNS=3, plus 4 to build the real program the first time.
 #
 # Environment:
