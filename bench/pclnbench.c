@@ -15,6 +15,8 @@
  *
  * KIND: bsearch, index (pclnrt_findfunc without and with FUNCINDEX),
  * funcline (index + pclnrt_funcline), pcsp (index + pclnrt_pcsp),
+ * pcdata (index + pclnrt_pcdata of table 2: the inline index in
+ * pclnld --elf blobs; the synthetic tables have no pcdata),
  * lib-bsearch, lib-index (pcln_find_func), lib-lookup (pcln_lookup),
  * frame and frame-cached (what a traceback does per frame: findfunc,
  * funcline and pcsp, without and with a pclnrt_pccache that is emptied
@@ -155,12 +157,12 @@ cmpd(const void *a, const void *b)
 }
 
 enum kind {
-	K_BSEARCH, K_INDEX, K_FUNCLINE, K_PCSP, K_LIB_BSEARCH, K_LIB_INDEX,
-	K_LIB_LOOKUP, K_FRAME, K_FRAME_CACHED, K_N
+	K_BSEARCH, K_INDEX, K_FUNCLINE, K_PCSP, K_PCDATA, K_LIB_BSEARCH,
+	K_LIB_INDEX, K_LIB_LOOKUP, K_FRAME, K_FRAME_CACHED, K_N
 };
 static const char *const kname[K_N] = {
-	"bsearch", "index", "funcline", "pcsp", "lib-bsearch", "lib-index",
-	"lib-lookup", "frame", "frame-cached"
+	"bsearch", "index", "funcline", "pcsp", "pcdata", "lib-bsearch",
+	"lib-index", "lib-lookup", "frame", "frame-cached"
 };
 
 #define STACK_DEPTH	32
@@ -202,6 +204,11 @@ run(struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
 		case K_PCSP:
 			pclnrt_findfunc(&c->rt, pcs[i], &f);
 			pclnrt_pcsp(&f, pcs[i], &v);
+			acc += (uint32_t)v;
+			break;
+		case K_PCDATA:
+			pclnrt_findfunc(&c->rt, pcs[i], &f);
+			pclnrt_pcdata(&f, PCLN_PCDATA_INLTREE, pcs[i], &v);
 			acc += (uint32_t)v;
 			break;
 		case K_LIB_BSEARCH:

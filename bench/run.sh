@@ -111,7 +111,7 @@ ir_per() {
 
 lookups() {	# NAME BLOB
 	"$BENCH" lookups "$2" "$NPCS" | sed "s/^/$1 /" | tee -a "$R"
-	for k in bsearch index funcline pcsp lib-index frame; do
+	for k in bsearch index funcline pcsp pcdata lib-index frame; do
 		say "$1 ${k}_ir $(ir_per "$2" "$k")"
 	done
 }
