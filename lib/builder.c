@@ -772,6 +772,17 @@ fidx_choose(const struct skey *key, size_t n, uint64_t maxpc,
 	return size;
 }
 
+/* Write the trailer directory entry (TAG, OFF, SIZE) at P; return its
+ * size. */
+static size_t
+put_dirent(uint8_t *p, uint32_t tag, uint64_t off, uint64_t size, int big)
+{
+	pclni_store32(p + PCLN_DIRENT_TAG, tag, big);
+	pclni_store32(p + PCLN_DIRENT_OFF, (uint32_t)off, big);
+	pclni_store32(p + PCLN_DIRENT_SIZEF, (uint32_t)size, big);
+	return PCLN_DIRENT_SIZE;
+}
+
 static void
 wstate_free(struct wstate *w)
 {
@@ -1256,40 +1267,17 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 		}
 		if (c != dir_off)
 			BADMATH("trailer: directory", c, dir_off);
-		pclni_store32(buf + c + PCLN_DIRENT_TAG, PCLN_SECT_FUNCSIZE,
+		c += put_dirent(buf + c, PCLN_SECT_FUNCSIZE, sect_off, 4 * n,
 		    big);
-		pclni_store32(buf + c + PCLN_DIRENT_OFF, (uint32_t)sect_off,
-		    big);
-		pclni_store32(buf + c + PCLN_DIRENT_SIZEF, (uint32_t)(4 * n),
-		    big);
-		c += PCLN_DIRENT_SIZE;
-		if (ninl > 0) {
-			pclni_store32(buf + c + PCLN_DIRENT_TAG,
-			    PCLN_SECT_INLTREE, big);
-			pclni_store32(buf + c + PCLN_DIRENT_OFF,
-			    (uint32_t)inl_off, big);
-			pclni_store32(buf + c + PCLN_DIRENT_SIZEF,
-			    (uint32_t)inl_size, big);
-			c += PCLN_DIRENT_SIZE;
-		}
-		if (fi_size > 0) {
-			pclni_store32(buf + c + PCLN_DIRENT_TAG,
-			    PCLN_SECT_FUNCINDEX, big);
-			pclni_store32(buf + c + PCLN_DIRENT_OFF,
-			    (uint32_t)fi_off, big);
-			pclni_store32(buf + c + PCLN_DIRENT_SIZEF,
-			    (uint32_t)fi_size, big);
-			c += PCLN_DIRENT_SIZE;
-		}
-		if (ck_size > 0) {
-			pclni_store32(buf + c + PCLN_DIRENT_TAG,
-			    PCLN_SECT_PCCKPT, big);
-			pclni_store32(buf + c + PCLN_DIRENT_OFF,
-			    (uint32_t)ck_off, big);
-			pclni_store32(buf + c + PCLN_DIRENT_SIZEF,
-			    (uint32_t)ck_size, big);
-			c += PCLN_DIRENT_SIZE;
-		}
+		if (ninl > 0)
+			c += put_dirent(buf + c, PCLN_SECT_INLTREE, inl_off,
+			    inl_size, big);
+		if (fi_size > 0)
+			c += put_dirent(buf + c, PCLN_SECT_FUNCINDEX, fi_off,
+			    fi_size, big);
+		if (ck_size > 0)
+			c += put_dirent(buf + c, PCLN_SECT_PCCKPT, ck_off,
+			    ck_size, big);
 		if (c != foot_off)
 			BADMATH("trailer: footer", c, foot_off);
 		pclni_store32(buf + c + PCLN_FOOTER_VERSION,
