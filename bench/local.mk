@@ -6,7 +6,7 @@
 ## doc/PERFORMANCE.md explains them.
 
 noinst_PROGRAMS += bench/pcln-bench bench/pcln-bench-gen
-bench_pcln_bench_SOURCES = bench/pclnbench.c
+bench_pcln_bench_SOURCES = bench/pclnbench.c bench/bench.h
 bench_pcln_bench_LDADD = runtime/libpclnrt.la lib/libpcln.la
 bench_pcln_bench_LDFLAGS = -static
 bench_pcln_bench_gen_SOURCES = bench/gen.c
@@ -15,7 +15,7 @@ bench_pcln_bench_gen_SOURCES = bench/gen.c
 EXTRA_DIST += bench/peer-libdw.c
 if HAVE_LIBDW
 noinst_PROGRAMS += bench/pcln-bench-libdw
-bench_pcln_bench_libdw_SOURCES = bench/peer-libdw.c
+bench_pcln_bench_libdw_SOURCES = bench/peer-libdw.c bench/bench.h
 bench_pcln_bench_libdw_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 bench_pcln_bench_libdw_LDADD = $(LIBDW_LIBS)
 endif

@@ -42,19 +42,10 @@
 #include "pcln.h"
 #include "pclnrt.h"
 #include "pclnrt_format.h"
+#include "bench.h"
 
-#define NPASS 5
 
 static volatile uint64_t sink;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void
 die(const char *what)
@@ -138,22 +129,6 @@ random_pcs(const pclnrt_table *t, size_t n)
 			pcs[i++] = pc;
 	}
 	return pcs;
-}
-
-static int
-cmp64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int
-cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 enum kind {

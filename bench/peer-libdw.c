@@ -41,7 +41,8 @@
 
 #include <elfutils/libdwfl.h>
 
-#define NPASS 5
+#include "bench.h"
+
 #define NLOOP 65536
 
 static volatile uint64_t sink;
@@ -62,15 +63,6 @@ struct ctx {
 	Dwarf_Addr cfibias;	/* module address - CFI address */
 	const char *cfiname;
 };
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
 
 static void
 die(const char *what, const char *detail)
@@ -115,22 +107,6 @@ read_pcs(const char *path, size_t max, size_t *n)
 	if (*n == 0)
 		die("no pcs in", path);
 	return pcs;
-}
-
-static int
-cmp64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static int
-cmpd(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 /* dwfl_begin + dwfl_report_offline + dwfl_report_end on PATH. */

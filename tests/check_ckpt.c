@@ -418,18 +418,15 @@ store_be(uint8_t *p, uint32_t v, int width)
 		p[k] = (uint8_t)(v >> (8 * (width - 1 - k)));
 }
 
-START_TEST(test_ckpt_damage)
+/* Apply damage D to the big-endian stride-16 blob B[0..LEN) of
+ * gen_funcs(1); return the PCCKPT section (its size in *SIZE). */
+static uint8_t *
+apply_damage(uint8_t *b, size_t len, const struct damage *d, uint32_t *size)
 {
-	static const struct cfg c = { 8, 1, 1 };
-	const struct damage *d = &damages[_i];
-	uint32_t size = 0, cnt, aw;
-	size_t len;
-	uint8_t *blob, *ck, *blk, *p;
-	pcln_err err;
+	uint8_t *ck, *blk, *p;
+	uint32_t cnt, aw;
 
-	gen_funcs(1);
-	blob = build(&c, 16, &len, NULL);
-	ck = trailer_section(blob, len, 1, PCLN_SECT_PCCKPT, &size);
+	ck = trailer_section(b, len, 1, PCLN_SECT_PCCKPT, size);
 	ck_assert_ptr_nonnull(ck);
 	/* f1's block; its first descriptor (pcsp, narrow) and arrays */
 	blk = ck + PCLN_CKPT_HDR + 4 * (NF + 1) +
@@ -447,6 +444,21 @@ START_TEST(test_ckpt_damage)
 		store_be(p, (d->add ? pclnrt_load32(p, 1) : 0) + d->value, 4);
 	else
 		store_be(p, (d->add ? pclnrt_load16(p, 1) : 0) + d->value, 2);
+	return ck;
+}
+
+START_TEST(test_ckpt_damage)
+{
+	static const struct cfg c = { 8, 1, 1 };
+	const struct damage *d = &damages[_i];
+	uint32_t size = 0;
+	size_t len;
+	uint8_t *blob, *ck;
+	pcln_err err;
+
+	gen_funcs(1);
+	blob = build(&c, 16, &len, NULL);
+	ck = apply_damage(blob, len, d, &size);
 	trailer_reseal(blob, len);
 	ck_assert_int_eq(pcln_verify(blob, len, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ETRAILER);
@@ -466,9 +478,9 @@ START_TEST(test_verify_func)
 {
 	static const struct cfg c = { 8, 1, 1 };
 	const struct damage *d = &damages[_i];
-	uint32_t size = 0, cnt, aw;
+	uint32_t size = 0;
 	size_t len, i;
-	uint8_t *blob, *ck, *blk, *p;
+	uint8_t *blob;
 	pcln_err err, ferr;
 
 	gen_funcs(1);
@@ -478,19 +490,7 @@ START_TEST(test_verify_func)
 		    "%zu: %s", i, err.msg);
 	ck_assert_int_eq(pcln_verify_func(blob, len, NF, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EINVAL);
-	ck = trailer_section(blob, len, 1, PCLN_SECT_PCCKPT, &size);
-	blk = ck + PCLN_CKPT_HDR + 4 * (NF + 1) +
-	    pclnrt_load32(ck + PCLN_CKPT_HDR + 4, 1);
-	cnt = pclnrt_load32(blk + 12, 1);
-	aw = (2 * cnt + 3) & ~3u;
-	p = (d->from == 0 ? ck : blk) + d->off;
-	if (d->from >= 2)
-		p = blk + pclnrt_load32(blk + 8, 1) + (uint32_t)(d->from - 2) *
-		    aw;
-	if (d->width == 4)
-		store_be(p, (d->add ? pclnrt_load32(p, 1) : 0) + d->value, 4);
-	else
-		store_be(p, (d->add ? pclnrt_load16(p, 1) : 0) + d->value, 2);
+	(void)apply_damage(blob, len, d, &size);
 	ck_assert_int_eq(pcln_verify(blob, len, &err), -1);
 	/* The damage is in f1's block or the section's header (every
 	 * function sees it), or a start[] (f1 or f2). */
