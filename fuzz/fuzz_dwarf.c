@@ -1,4 +1,4 @@
-/* fuzz_dwarf.c -- the ELF/DWARF importer (lib/dwarf*.c) on mutated
+/* fuzz_dwarf.c -- the ELF/DWARF importer (lib/dwarf/dwarf*.c) on mutated
  * programs.
  *
  * pcln_dwarf_import takes a path (libdw opens the file itself), so the

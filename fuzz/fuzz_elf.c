@@ -1,4 +1,4 @@
-/* fuzz_elf.c -- the ELF section reader (lib/elf.c) on arbitrary bytes.
+/* fuzz_elf.c -- the ELF section reader (lib/elf/elf.c) on arbitrary bytes.
  *
  * Info, every section header, a name search and the pcln search; every
  * section with data must lie inside the input, every name end inside it.

@@ -1,4 +1,4 @@
-/* fuzz_goimport.c -- the Go pclntab importer (lib/goimport.c) on
+/* fuzz_goimport.c -- the Go pclntab importer (lib/go/goimport.c) on
  * arbitrary bytes, as a bare table of each layout and as an ELF image.
  *
  * A successful import must write a blob that verifies (the builder runs

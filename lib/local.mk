@@ -28,7 +28,7 @@ lib_libpcln_internal_la_SOURCES = $(pcln_lib_sources)
 lib_libpcln_internal_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
 lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS)
 
-include $(srcdir)/lib/elf.mk
-include $(srcdir)/lib/link.mk
-include $(srcdir)/lib/go.mk
-include $(srcdir)/lib/dwarf.mk
+include $(srcdir)/lib/elf/elf.mk
+include $(srcdir)/lib/link/link.mk
+include $(srcdir)/lib/go/go.mk
+include $(srcdir)/lib/dwarf/dwarf.mk

@@ -1,5 +1,5 @@
-/* check_desc.c -- the description reader (lib/desc.c) and the link
- * (lib/link.c): every construct, every error with its line, placement,
+/* check_desc.c -- the description reader (lib/link/desc.c) and the link
+ * (lib/link/link.c): every construct, every error with its line, placement,
  * alignment, file numbering, dedupe, determinism.  Every blob built here
  * is opened with verification (pcln_open without TRUSTED). */
 #include <config.h>

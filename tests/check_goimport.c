@@ -1,4 +1,4 @@
-/* check_goimport.c -- the Go pclntab importer (lib/goimport.c).
+/* check_goimport.c -- the Go pclntab importer (lib/go/goimport.c).
  *
  * A small generator below writes one model program (three functions, a
  * gap, three files in two compilation units, an unknown file, a pcdata

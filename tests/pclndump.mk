@@ -61,7 +61,7 @@ pclndump_golden = \
 	tests/pclndump/err-trunc.out \
 	tests/pclndump/err-trunc-json.out
 
-# The ELF section finder (lib/elf.c), white-box.
+# The ELF section finder (lib/elf/elf.c), white-box.
 check_PROGRAMS += tests/pclndump/check_elf
 tests_pclndump_check_elf_SOURCES = tests/pclndump/check_elf.c
 tests_pclndump_check_elf_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

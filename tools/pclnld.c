@@ -1,6 +1,6 @@
 /* pclnld.c -- link object-file descriptions into a pcln blob.
  *
- * Argument parsing and printing only; the work is pcln_link (lib/link.c).
+ * Argument parsing and printing only; the work is pcln_link (lib/link/link.c).
  * Exit status: 0 linked, 1 link error (nothing written), 2 usage.
  */
 #include <config.h>

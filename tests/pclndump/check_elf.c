@@ -1,4 +1,4 @@
-/* check_elf.c -- the ELF section finder (lib/elf.c): ELF32/ELF64, both
+/* check_elf.c -- the ELF section finder (lib/elf/elf.c): ELF32/ELF64, both
  * byte orders, extended section numbering, and every malformation it
  * reports, with its error code and byte offset.  Images are made here by
  * a small writer (elf_make), then damaged field by field. */

@@ -1,10 +1,10 @@
-/* desc.h -- internal: the description reader (lib/desc.c).
+/* desc.h -- internal: the description reader (lib/link/desc.c).
  *
  * Reads a description one statement (line) at a time and checks what a
  * single line and its function can tell: syntax, number ranges, table
  * points increasing and inside the function, block structure.  Checks
  * that need every input (overlaps, symbols, target agreement) are the
- * link's (lib/link.c).  Not installed; symbols have the desc_ prefix and
+ * link's (lib/link/link.c).  Not installed; symbols have the desc_ prefix and
  * are not exported from libpcln.
  */
 #ifndef PCLN_DESC_H

@@ -1,4 +1,4 @@
-/* dwarf_internal.h -- shared state of the ELF/DWARF importer (lib/dwarf*.c;
+/* dwarf_internal.h -- shared state of the ELF/DWARF importer (lib/dwarf/dwarf*.c;
  * the public side is pcln_dwarf.h).
  *
  *   dwarf.c         the import: target, symbols, the per-function loop
