@@ -10,7 +10,10 @@ pcln_lib_sources = \
 	lib/grow.c \
 	lib/varint.c \
 	lib/pool.c \
+	lib/build.h \
 	lib/builder.c \
+	lib/build_write.c \
+	lib/build_trailer.c \
 	lib/verify.c \
 	lib/reader.c
 
