@@ -76,29 +76,25 @@ slurp(const char *path, size_t *len)
 static uint8_t *
 noindex(const uint8_t *b, size_t len)
 {
+	struct pclnrt_footer f;
+	struct pclnrt_dirent d;
 	uint8_t *c;
-	uint32_t dir, n, k;
+	uint32_t k;
 	int big = b[0] == 0xff;
-	const uint8_t *ft;
 
-	if (len < PCLN_FOOTER_SIZE || memcmp(b + len - 8, PCLN_TRAILER_MAGIC,
-	    8) != 0)
+	if (!pclnrt_footer(b, len, big, &f) || !pclnrt_dir_fits(&f, f.nsect))
 		return NULL;
-	ft = b + len - PCLN_FOOTER_SIZE;
-	dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
-	n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big);
-	if ((c = malloc(len)) == NULL)
-		die("out of memory");
-	memcpy(c, b, len);
-	for (k = 0; k < n; k++) {
-		uint8_t *d = c + dir + k * PCLN_DIRENT_SIZE;
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) ==
-		    PCLN_SECT_FUNCINDEX) {
-			memset(d + PCLN_DIRENT_TAG, 0xff, 4);
-			return c;
-		}
+	for (k = 0; k < f.nsect; k++) {
+		pclnrt_dirent(b, &f, k, big, &d);
+		if (d.tag != PCLN_SECT_FUNCINDEX)
+			continue;
+		if ((c = malloc(len)) == NULL)
+			die("out of memory");
+		memcpy(c, b, len);
+		memset(c + f.diroff + k * PCLN_DIRENT_SIZE + PCLN_DIRENT_TAG,
+		    0xff, 4);
+		return c;
 	}
-	free(c);
 	return NULL;
 }
 

@@ -23,10 +23,8 @@ struct pcln_table {
 	uint32_t filetab;
 	size_t nfile;
 	int has_trailer;
-	uint32_t trailer_version;
-	uint64_t checksum;
-	uint64_t dir;		/* trailer directory offset */
-	uint64_t nsect;		/* its entries that lie in the blob */
+	struct pclnrt_footer foot;	/* if has_trailer */
+	uint64_t nsect;		/* its directory's entries in the blob */
 	int64_t funcsize;	/* offset of FUNCSIZE, -1 if none */
 	const uint8_t *findex;	/* FUNCINDEX section, NULL if none/unusable */
 	const uint8_t *ckpt;	/* PCCKPT section, NULL if none/unusable */
@@ -139,7 +137,8 @@ static int
 parse(pcln_table *t, pcln_err *err)
 {
 	const uint8_t *b = t->b;
-	uint64_t foot, n, ns, fioff = 0, filen = 0, ckoff = 0, cklen = 0;
+	struct pclnrt_sections sx;
+	uint64_t n, ns, fioff, filen, ckoff, cklen;
 
 	if (t->len < 16)
 		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)t->len,
@@ -161,40 +160,25 @@ parse(pcln_table *t, pcln_err *err)
 		    "or 4 and 4 or 8", t->q, t->ps);
 	t->go12 = t->len;
 	t->funcsize = -1;
-	if (t->len >= PCLN_FOOTER_SIZE) {
-		foot = t->len - PCLN_FOOTER_SIZE;
-		if (memcmp(b + foot + PCLN_FOOTER_MAGIC, PCLN_TRAILER_MAGIC,
-		    8) == 0) {
-			uint64_t go12 = r32(t, foot + PCLN_FOOTER_GO12SIZE);
-			uint64_t dir = r32(t, foot + PCLN_FOOTER_DIROFF);
-			uint64_t ns2 = r32(t, foot + PCLN_FOOTER_NSECT), k;
-			if (go12 < PCLN_HDR_END(t->ps, 0) || go12 > foot)
-				return pclni_seterr(err, PCLN_ETRAILER,
-				    (int64_t)(foot + PCLN_FOOTER_GO12SIZE),
-				    "trailer footer at 0x%" PRIx64 ": bad Go "
-				    "1.2 size 0x%" PRIx64, foot, go12);
-			t->go12 = go12;
-			t->has_trailer = 1;
-			t->trailer_version = r32(t, foot);
-			t->checksum = pclnrt_load64(b + foot +
-			    PCLN_FOOTER_CHECKSUM, 1);
-			t->dir = dir;
-			for (k = 0; k < ns2 && dir <= foot &&
-			    k < (foot - dir) / PCLN_DIRENT_SIZE; k++) {
-				t->nsect = k + 1;
-				uint64_t de = dir + k * PCLN_DIRENT_SIZE;
-				if (r32(t, de) == PCLN_SECT_FUNCSIZE)
-					t->funcsize = r32(t, de + 4);
-				if (r32(t, de) == PCLN_SECT_FUNCINDEX) {
-					fioff = r32(t, de + 4);
-					filen = r32(t, de + 8);
-				}
-				if (r32(t, de) == PCLN_SECT_PCCKPT) {
-					ckoff = r32(t, de + 4);
-					cklen = r32(t, de + 8);
-				}
-			}
-		}
+	memset(&sx, 0, sizeof sx);
+	if (pclnrt_footer(b, t->len, t->big, &t->foot)) {
+		const struct pclnrt_footer *f = &t->foot;
+		if (f->go12size < PCLN_HDR_END(t->ps, 0) || f->go12size > f->at)
+			return pclni_seterr(err, PCLN_ETRAILER,
+			    (int64_t)(f->at + PCLN_FOOTER_GO12SIZE),
+			    "trailer footer at 0x%" PRIx64 ": bad Go "
+			    "1.2 size 0x%" PRIx64, f->at,
+			    (uint64_t)f->go12size);
+		t->go12 = f->go12size;
+		t->has_trailer = 1;
+		/* The directory's entries that lie in the blob. */
+		if (pclnrt_dir_fits(f, f->nsect))
+			t->nsect = f->nsect;
+		else if (f->diroff <= f->at)
+			t->nsect = (f->at - f->diroff) / PCLN_DIRENT_SIZE;
+		pclnrt_sections(b, f, t->nsect, t->big, &sx);
+		if (sx.present[PCLN_SECT_FUNCSIZE])
+			t->funcsize = (int64_t)sx.off[PCLN_SECT_FUNCSIZE];
 	}
 	n = rptr(t, PCLN_HDR_NFUNC);
 	if (t->go12 < PCLN_HDR_END(t->ps, 0) || n > (t->go12 - PCLN_HDR_END(t->ps, 0)) / (2 * t->ps))
@@ -206,12 +190,18 @@ parse(pcln_table *t, pcln_err *err)
 		t->funcsize = -1;
 	t->endpc = rptr(t, PCLN_FTAB_END(t->ps, n));
 	t->findex = NULL;
-	if (n > 0 && fioff >= t->go12 && fioff <= t->len &&
-	    filen <= t->len - fioff && pclnrt_index_ok(b + fioff, filen,
-	    t->big, entry_of(t, 0), t->endpc))
+	fioff = sx.off[PCLN_SECT_FUNCINDEX];
+	filen = sx.size[PCLN_SECT_FUNCINDEX];
+	if (n > 0 && sx.present[PCLN_SECT_FUNCINDEX] && fioff >= t->go12 &&
+	    fioff <= t->len && filen <= t->len - fioff &&
+	    pclnrt_index_ok(b + fioff, filen, t->big, entry_of(t, 0),
+	    t->endpc))
 		t->findex = b + fioff;
 	t->ckpt = NULL;
-	if (ckoff >= t->go12 && ckoff <= t->len && cklen <= t->len - ckoff &&
+	ckoff = sx.off[PCLN_SECT_PCCKPT];
+	cklen = sx.size[PCLN_SECT_PCCKPT];
+	if (sx.present[PCLN_SECT_PCCKPT] && ckoff >= t->go12 &&
+	    ckoff <= t->len && cklen <= t->len - ckoff &&
 	    pclnrt_ckpt_ok(b + ckoff, cklen, t->big, n)) {
 		t->ckpt = b + ckoff;
 		t->ckptlen = cklen;
@@ -267,8 +257,8 @@ pcln_get_info(const pcln_table *t, pcln_info *info)
 	info->text_end = t->endpc;
 	info->go12size = (size_t)t->go12;
 	info->has_trailer = t->has_trailer;
-	info->trailer_version = t->trailer_version;
-	info->checksum = t->checksum;
+	info->trailer_version = t->has_trailer ? t->foot.version : 0;
+	info->checksum = t->has_trailer ? t->foot.checksum : 0;
 	info->filetab_off = t->filetab;
 }
 
@@ -282,14 +272,14 @@ int
 pcln_get_section(const pcln_table *t, size_t i, uint32_t *tag,
     uint32_t *off, uint32_t *size)
 {
-	uint64_t de;
+	struct pclnrt_dirent d;
 
 	if (i >= t->nsect)
 		return -1;
-	de = t->dir + i * PCLN_DIRENT_SIZE;
-	*tag = r32(t, de + PCLN_DIRENT_TAG);
-	*off = r32(t, de + PCLN_DIRENT_OFF);
-	*size = r32(t, de + PCLN_DIRENT_SIZEF);
+	pclnrt_dirent(t->b, &t->foot, i, t->big, &d);
+	*tag = d.tag;
+	*off = d.off;
+	*size = d.size;
 	return 0;
 }
 

@@ -33,6 +33,7 @@ struct vctx {
 	int64_t ckpt;		/* offset of the PCCKPT section, or -1 */
 	uint64_t nckpt;		/* its size */
 	int has_trailer;
+	struct pclnrt_footer foot;	/* if has_trailer */
 	int one;		/* pcln_verify_func: check file names as used */
 	uint64_t filetab;	/* offset of the file table */
 	uint64_t extent;	/* end of the furthest structure seen */
@@ -109,36 +110,35 @@ check_header(struct vctx *v)
 	return 0;
 }
 
-/* The trailer, if the blob ends in one.  Sets go12 and funcsize. */
+/* The trailer, if the blob ends in one.  Sets go12 and the sections. */
 static int
 check_trailer(struct vctx *v)
 {
 	pcln_err *err = v->err;
-	uint64_t foot, ver, go12, diroff, nsect, i, prev_end, prev_tag = 0;
+	struct pclnrt_footer f;
+	struct pclnrt_sections sx;
+	uint64_t foot, go12, diroff, nsect, i, prev_end, prev_tag = 0;
 
 	v->go12 = v->len;
 	v->funcsize = -1;
-	if (v->len < PCLN_FOOTER_SIZE)
-		return 0;
-	foot = v->len - PCLN_FOOTER_SIZE;
-	if (memcmp(v->b + foot + PCLN_FOOTER_MAGIC, PCLN_TRAILER_MAGIC, 8))
+	if (!pclnrt_footer(v->b, v->len, v->big, &f))
 		return 0;	/* plain Go 1.2 */
-	ver = ld32(v, foot + PCLN_FOOTER_VERSION);
-	go12 = ld32(v, foot + PCLN_FOOTER_GO12SIZE);
-	diroff = ld32(v, foot + PCLN_FOOTER_DIROFF);
-	nsect = ld32(v, foot + PCLN_FOOTER_NSECT);
-	if (ver != PCLN_TRAILER_VERSION)
+	foot = f.at;
+	go12 = f.go12size;
+	diroff = f.diroff;
+	nsect = f.nsect;
+	if (f.version != PCLN_TRAILER_VERSION)
 		return pclni_seterr(err, PCLN_ETRAILER,
 		    (int64_t)(foot + PCLN_FOOTER_VERSION), "trailer footer at "
-		    "0x%" PRIx64 ": version %" PRIu64 ", expected %u", foot,
-		    ver, PCLN_TRAILER_VERSION);
+		    "0x%" PRIx64 ": version %" PRIu32 ", expected %u", foot,
+		    f.version, PCLN_TRAILER_VERSION);
 	if (go12 < PCLN_HDR_END(v->ps, 0) || go12 > foot)
 		return pclni_seterr(err, PCLN_ETRAILER,
 		    (int64_t)(foot + PCLN_FOOTER_GO12SIZE), "trailer footer at "
 		    "0x%" PRIx64 ": Go 1.2 size 0x%" PRIx64 ", expected 0x%x "
 		    "to 0x%" PRIx64, foot, go12, PCLN_HDR_END(v->ps, 0), foot);
 	if (diroff % PCLN_SECT_ALIGN != 0 || diroff < go12 ||
-	    diroff > foot || nsect != (foot - diroff) / PCLN_DIRENT_SIZE ||
+	    !pclnrt_dir_fits(&f, nsect) ||
 	    diroff + nsect * PCLN_DIRENT_SIZE != foot)
 		return pclni_seterr(err, PCLN_ETRAILER,
 		    (int64_t)(foot + PCLN_FOOTER_DIROFF), "trailer footer at "
@@ -150,59 +150,61 @@ check_trailer(struct vctx *v)
 	 * between them. */
 	prev_end = go12;
 	for (i = 0; i < nsect; i++) {
-		uint64_t de = diroff + i * PCLN_DIRENT_SIZE;
-		uint64_t tag = ld32(v, de + PCLN_DIRENT_TAG);
-		uint64_t off = ld32(v, de + PCLN_DIRENT_OFF);
-		uint64_t size = ld32(v, de + PCLN_DIRENT_SIZEF), k;
-		if (i > 0 && tag <= prev_tag)
+		uint64_t de = diroff + i * PCLN_DIRENT_SIZE, k;
+		struct pclnrt_dirent d;
+		pclnrt_dirent(v->b, &f, i, v->big, &d);
+		if (i > 0 && d.tag <= prev_tag)
 			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)de,
 			    "trailer directory entry %" PRIu64 " at 0x%" PRIx64
-			    ": tag %" PRIu64 " not above the previous tag %"
-			    PRIu64, i, de, tag, prev_tag);
-		if (off % PCLN_SECT_ALIGN != 0 || off < prev_end ||
-		    off > diroff || size > diroff - off)
+			    ": tag %" PRIu32 " not above the previous tag %"
+			    PRIu64, i, de, d.tag, prev_tag);
+		if (d.off % PCLN_SECT_ALIGN != 0 || d.off < prev_end ||
+		    d.off > diroff || d.size > diroff - d.off)
 			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)de,
 			    "trailer directory entry %" PRIu64 " at 0x%" PRIx64
-			    ": section at 0x%" PRIx64 " size 0x%" PRIx64
+			    ": section at 0x%" PRIx32 " size 0x%" PRIx32
 			    ", expected 8-aligned inside [0x%" PRIx64 ", 0x%"
-			    PRIx64 ")", i, de, off, size, prev_end, diroff);
-		for (k = prev_end; k < off; k++)
+			    PRIx64 ")", i, de, d.off, d.size, prev_end, diroff);
+		for (k = prev_end; k < d.off; k++)
 			if (v->b[k] != 0)
 				return pclni_seterr(err, PCLN_ETRAILER,
 				    (int64_t)k, "trailer padding byte at 0x%"
 				    PRIx64 " is 0x%02x, expected 0", k, v->b[k]);
-		if (tag == PCLN_SECT_FUNCSIZE) {
-			v->funcsize = (int64_t)off;
-			if (size % 4 != 0)
-				return pclni_seterr(err, PCLN_ETRAILER,
-				    (int64_t)de, "trailer directory entry %"
-				    PRIu64 " at 0x%" PRIx64 ": FUNCSIZE size %"
-				    PRIu64 ", expected a multiple of 4", i, de,
-				    size);
-			v->nfuncsize = size / 4;
-		}
-		if (tag == PCLN_SECT_INLTREE) {
-			v->inltree = (int64_t)off;
-			v->ninlsize = size;
-		}
-		if (tag == PCLN_SECT_FUNCINDEX) {
-			v->findex = (int64_t)off;
-			v->nfindex = size;
-		}
-		if (tag == PCLN_SECT_PCCKPT) {
-			v->ckpt = (int64_t)off;
-			v->nckpt = size;
-		}
-		prev_tag = tag;
-		prev_end = off + size;
+		if (d.tag == PCLN_SECT_FUNCSIZE && d.size % 4 != 0)
+			return pclni_seterr(err, PCLN_ETRAILER,
+			    (int64_t)de, "trailer directory entry %"
+			    PRIu64 " at 0x%" PRIx64 ": FUNCSIZE size %"
+			    PRIu32 ", expected a multiple of 4", i, de,
+			    d.size);
+		prev_tag = d.tag;
+		prev_end = (uint64_t)d.off + d.size;
 	}
 	for (i = prev_end; i < diroff; i++)
 		if (v->b[i] != 0)
 			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)i,
 			    "trailer padding byte at 0x%" PRIx64 " is 0x%02x, "
 			    "expected 0", i, v->b[i]);
+	/* Every entry is checked: each known tag is there at most once. */
+	pclnrt_sections(v->b, &f, nsect, v->big, &sx);
+	if (sx.present[PCLN_SECT_FUNCSIZE]) {
+		v->funcsize = (int64_t)sx.off[PCLN_SECT_FUNCSIZE];
+		v->nfuncsize = sx.size[PCLN_SECT_FUNCSIZE] / 4;
+	}
+	if (sx.present[PCLN_SECT_INLTREE]) {
+		v->inltree = (int64_t)sx.off[PCLN_SECT_INLTREE];
+		v->ninlsize = sx.size[PCLN_SECT_INLTREE];
+	}
+	if (sx.present[PCLN_SECT_FUNCINDEX]) {
+		v->findex = (int64_t)sx.off[PCLN_SECT_FUNCINDEX];
+		v->nfindex = sx.size[PCLN_SECT_FUNCINDEX];
+	}
+	if (sx.present[PCLN_SECT_PCCKPT]) {
+		v->ckpt = (int64_t)sx.off[PCLN_SECT_PCCKPT];
+		v->nckpt = sx.size[PCLN_SECT_PCCKPT];
+	}
 	v->go12 = go12;
 	v->has_trailer = 1;
+	v->foot = f;
 	return 0;
 }
 
@@ -911,9 +913,7 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 		    "none, or a pcln trailer ending in \"" PCLN_TRAILER_MAGIC
 		    "\"");
 	if (v.has_trailer) {
-		uint64_t foot = v.len - PCLN_FOOTER_SIZE;
-		uint64_t want = pclnrt_load64(blob + foot +
-		    PCLN_FOOTER_CHECKSUM, 1);
+		uint64_t foot = v.foot.at, want = v.foot.checksum;
 		uint64_t got = XXH64(blob, (size_t)(v.len - 16), 0);
 		if (got != want)
 			return pclni_seterr(err, PCLN_ECHECKSUM,

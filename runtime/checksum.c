@@ -99,17 +99,13 @@ pclnrt_xxh64(const void *buf, size_t len, uint64_t seed)
 int
 pclnrt_verify_checksum(const void *blob, size_t len)
 {
-	static const char magic[8] = PCLN_TRAILER_MAGIC;
 	const uint8_t *b = blob;
-	size_t i;
+	struct pclnrt_footer f;
 
-	if (b == NULL || len < PCLN_FOOTER_SIZE)
+	/* The checksum is big-endian whatever the blob's byte order. */
+	if (b == NULL || !pclnrt_footer(b, len, 0, &f))
 		return PCLNRT_NOTFOUND;
-	for (i = 0; i < 8; i++)
-		if (b[len - 8 + i] != (uint8_t)magic[i])
-			return PCLNRT_NOTFOUND;
-	if (pclnrt_load64(b + len - PCLN_FOOTER_SIZE + PCLN_FOOTER_CHECKSUM,
-	    1) != pclnrt_xxh64(b, len - 16, 0))
+	if (f.checksum != pclnrt_xxh64(b, len - 16, 0))
 		return PCLNRT_CORRUPT;
 	return PCLNRT_OK;
 }

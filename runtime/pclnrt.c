@@ -31,13 +31,6 @@ ftab_entry(const pclnrt_table *t, uint64_t i)
 	    i), t->ptrsize, t->big);
 }
 
-/* The trailer's sections the runtime uses, by tag. */
-#define NSECT_ (PCLN_SECT_PCCKPT + 1)
-struct sects_ {
-	const uint8_t *p[NSECT_];
-	uint64_t len[NSECT_];
-};
-
 /* Parse the trailer if the blob ends in one.  Return 0 with *GO12 (the
  * Go 1.2 part's length) and S (the known sections present; the last of
  * a repeated tag) set, or -1 if the footer, directory or a section
@@ -45,55 +38,36 @@ struct sects_ {
  * absent, and so are sections of unknown tags. */
 static int
 trailer(const uint8_t *b, size_t len, int big, size_t *go12,
-    struct sects_ *s)
+    struct pclnrt_sections *s)
 {
-	static const char magic[] = PCLN_TRAILER_MAGIC;
-	const uint8_t *ft;
-	uint64_t g, dir, n, i;
-	unsigned k;
+	struct pclnrt_footer f;
 
 	*go12 = len;
-	for (k = 0; k < NSECT_; k++) {
-		s->p[k] = NULL;
-		s->len[k] = 0;
+	if (!pclnrt_footer(b, len, big, &f) ||
+	    f.version != PCLN_TRAILER_VERSION) {
+		pclnrt_sections(b, &f, 0, big, s);	/* none */
+		return 0;
 	}
-	if (len < PCLN_FOOTER_SIZE)
-		return 0;
-	ft = b + len - PCLN_FOOTER_SIZE;
-	for (k = 0; k < 8; k++)
-		if (ft[PCLN_FOOTER_MAGIC + k] != (uint8_t)magic[k])
-			return 0;
-	if (pclnrt_load32(ft + PCLN_FOOTER_VERSION, big) !=
-	    PCLN_TRAILER_VERSION)
-		return 0;
-	g = pclnrt_load32(ft + PCLN_FOOTER_GO12SIZE, big);
-	dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
-	n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big);
-	if (g > dir || dir % PCLN_SECT_ALIGN != 0 ||
-	    !pclnrt_fits_(len - PCLN_FOOTER_SIZE, dir, n * PCLN_DIRENT_SIZE))
+	if (f.go12size > f.diroff || f.diroff % PCLN_SECT_ALIGN != 0 ||
+	    !pclnrt_dir_fits(&f, f.nsect) ||
+	    pclnrt_sections(b, &f, f.nsect, big, s) != 0)
 		return -1;
-	for (i = 0; i < n; i++) {
-		const uint8_t *d = b + dir + i * PCLN_DIRENT_SIZE;
-		uint64_t tag = pclnrt_load32(d + PCLN_DIRENT_TAG, big);
-		uint64_t off = pclnrt_load32(d + PCLN_DIRENT_OFF, big);
-		uint64_t sz = pclnrt_load32(d + PCLN_DIRENT_SIZEF, big);
-
-		if (off < g || !pclnrt_fits_(dir, off, sz))
-			return -1;
-		if (tag < NSECT_) {
-			s->p[tag] = b + off;
-			s->len[tag] = sz;
-		}
-	}
-	*go12 = (size_t)g;
+	*go12 = f.go12size;
 	return 0;
+}
+
+/* Section TAG of S, NULL if absent. */
+static const uint8_t *
+sect(const uint8_t *b, const struct pclnrt_sections *s, unsigned tag)
+{
+	return s->present[tag] ? b + s->off[tag] : NULL;
 }
 
 int
 pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 {
 	const uint8_t *b = blob;
-	struct sects_ sx;
+	struct pclnrt_sections sx;
 	uint64_t ps, nfunc, ft, ns, k;
 	size_t go12;
 	int big;
@@ -137,8 +111,8 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	if (go12 < PCLN_HDR_END(ps, 0) ||
 	    nfunc > (go12 - PCLN_HDR_END(ps, 0)) >> (ps == 8 ? 4 : 3))
 		return PCLNRT_EINIT_FUNCTAB;
-	if (sx.p[PCLN_SECT_FUNCSIZE] != NULL &&
-	    sx.len[PCLN_SECT_FUNCSIZE] != 4 * nfunc)
+	if (sx.present[PCLN_SECT_FUNCSIZE] &&
+	    sx.size[PCLN_SECT_FUNCSIZE] != 4 * nfunc)
 		return PCLNRT_EINIT_TRAILER;
 	t->ptrsize = (uint8_t)ps;
 	t->quantum = b[PCLN_HDR_QUANTUM];
@@ -162,20 +136,20 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	}
 	t->filetab = (uint32_t)ft;
 	t->nslots = (uint32_t)ns;
-	t->funcsize = sx.p[PCLN_SECT_FUNCSIZE];
-	t->inltree = sx.p[PCLN_SECT_INLTREE];
-	t->inltreelen = sx.len[PCLN_SECT_INLTREE];
+	t->funcsize = sect(b, &sx, PCLN_SECT_FUNCSIZE);
+	t->inltree = sect(b, &sx, PCLN_SECT_INLTREE);
+	t->inltreelen = sx.size[PCLN_SECT_INLTREE];
 	/* An index or checkpoint section whose header does not fit is
 	 * ignored: lookups then binary-search and decode from the entry. */
-	if (nfunc > 0 && pclnrt_index_ok(sx.p[PCLN_SECT_FUNCINDEX],
-	    sx.len[PCLN_SECT_FUNCINDEX], big, t->minpc, t->maxpc)) {
-		t->findex = sx.p[PCLN_SECT_FUNCINDEX];
-		t->findexlen = sx.len[PCLN_SECT_FUNCINDEX];
+	if (nfunc > 0 && pclnrt_index_ok(sect(b, &sx, PCLN_SECT_FUNCINDEX),
+	    sx.size[PCLN_SECT_FUNCINDEX], big, t->minpc, t->maxpc)) {
+		t->findex = sect(b, &sx, PCLN_SECT_FUNCINDEX);
+		t->findexlen = sx.size[PCLN_SECT_FUNCINDEX];
 	}
-	if (pclnrt_ckpt_ok(sx.p[PCLN_SECT_PCCKPT], sx.len[PCLN_SECT_PCCKPT],
-	    big, nfunc)) {
-		t->ckpt = sx.p[PCLN_SECT_PCCKPT];
-		t->ckptlen = sx.len[PCLN_SECT_PCCKPT];
+	if (pclnrt_ckpt_ok(sect(b, &sx, PCLN_SECT_PCCKPT),
+	    sx.size[PCLN_SECT_PCCKPT], big, nfunc)) {
+		t->ckpt = sect(b, &sx, PCLN_SECT_PCCKPT);
+		t->ckptlen = sx.size[PCLN_SECT_PCCKPT];
 	}
 	/* Every string check is then one comparison: a string at OFF ends
 	 * inside the blob iff some 0 byte lies at or after OFF.  A trailer

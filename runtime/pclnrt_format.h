@@ -290,6 +290,111 @@ pclnrt_loadptr(const uint8_t *p, unsigned ps, int big)
 	return ps == 8 ? pclnrt_load64(p, big) : pclnrt_load32(p, big);
 }
 
+/* --- the trailer's footer and directory: the only parse in the project ---
+ *
+ * pclnrt_footer: if the blob B[0..LEN) ends in a trailer footer (its
+ * magic; LEN >= PCLN_FOOTER_SIZE), fill *F with the footer's fields as
+ * stored and return 1; else return 0 (a plain Go 1.2 blob).  The caller
+ * judges the fields: the runtime ignores a trailer of another version,
+ * the verifier reports it, the reader shows it.
+ *
+ * pclnrt_dir_fits: do the first N directory entries of F lie between
+ * the directory offset and the footer?  No division.
+ *
+ * pclnrt_dirent: directory entry I of F, which pclnrt_dir_fits(F, I + 1)
+ * accepted.
+ *
+ * pclnrt_sections: collect the first N entries of F's directory
+ * (pclnrt_dir_fits(F, N)) into *S by tag: the known tags 1 ..
+ * PCLN_SECT_LAST, the last entry of a repeated tag winning; entries of
+ * other tags are skipped.  Returns 0, or -1 if some entry's section does
+ * not lie inside [go12size, directory) (S then still holds every
+ * entry).  At most N loop steps. */
+#define PCLN_SECT_LAST		PCLN_SECT_PCCKPT	/* the highest tag */
+
+struct pclnrt_footer {
+	uint64_t at;		/* offset of the footer, LEN - PCLN_FOOTER_SIZE */
+	uint32_t version, go12size, diroff, nsect;
+	uint64_t checksum;	/* as stored (big-endian) */
+};
+
+struct pclnrt_dirent {
+	uint32_t tag, off, size;
+};
+
+struct pclnrt_sections {
+	uint8_t present[PCLN_SECT_LAST + 1];	/* by tag; [0] unused */
+	uint64_t off[PCLN_SECT_LAST + 1];
+	uint64_t size[PCLN_SECT_LAST + 1];
+};
+
+static inline int
+pclnrt_footer(const uint8_t *b, uint64_t len, int big,
+    struct pclnrt_footer *f)
+{
+	static const char magic[] = PCLN_TRAILER_MAGIC;
+	const uint8_t *ft;
+	unsigned k;
+
+	if (len < PCLN_FOOTER_SIZE)
+		return 0;
+	ft = b + len - PCLN_FOOTER_SIZE;
+	for (k = 0; k < 8; k++)
+		if (ft[PCLN_FOOTER_MAGIC + k] != (uint8_t)magic[k])
+			return 0;
+	f->at = len - PCLN_FOOTER_SIZE;
+	f->version = pclnrt_load32(ft + PCLN_FOOTER_VERSION, big);
+	f->go12size = pclnrt_load32(ft + PCLN_FOOTER_GO12SIZE, big);
+	f->diroff = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
+	f->nsect = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big);
+	f->checksum = pclnrt_load64(ft + PCLN_FOOTER_CHECKSUM, 1);
+	return 1;
+}
+
+static inline int
+pclnrt_dir_fits(const struct pclnrt_footer *f, uint64_t n)
+{
+	return f->diroff <= f->at && n * PCLN_DIRENT_SIZE <= f->at - f->diroff;
+}
+
+static inline void
+pclnrt_dirent(const uint8_t *b, const struct pclnrt_footer *f, uint64_t i,
+    int big, struct pclnrt_dirent *d)
+{
+	const uint8_t *p = b + f->diroff + i * PCLN_DIRENT_SIZE;
+
+	d->tag = pclnrt_load32(p + PCLN_DIRENT_TAG, big);
+	d->off = pclnrt_load32(p + PCLN_DIRENT_OFF, big);
+	d->size = pclnrt_load32(p + PCLN_DIRENT_SIZEF, big);
+}
+
+static inline int
+pclnrt_sections(const uint8_t *b, const struct pclnrt_footer *f, uint64_t n,
+    int big, struct pclnrt_sections *s)
+{
+	struct pclnrt_dirent d;
+	uint64_t i;
+	unsigned k;
+	int rc = 0;
+
+	for (k = 0; k <= PCLN_SECT_LAST; k++) {
+		s->present[k] = 0;
+		s->off[k] = s->size[k] = 0;
+	}
+	for (i = 0; i < n; i++) {
+		pclnrt_dirent(b, f, i, big, &d);
+		if (d.off < f->go12size || d.off > f->diroff ||
+		    d.size > f->diroff - d.off)
+			rc = -1;
+		if (d.tag >= 1 && d.tag <= PCLN_SECT_LAST) {
+			s->present[d.tag] = 1;
+			s->off[d.tag] = d.off;
+			s->size[d.tag] = d.size;
+		}
+	}
+	return rc;
+}
+
 /* --- the varint reader: the only one in the project ---
  *
  * Decode one uvarint (little-endian base 128, at most 5 bytes, value

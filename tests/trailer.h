@@ -17,18 +17,17 @@ static inline uint8_t *
 trailer_section(uint8_t *b, size_t len, int big, uint32_t tag,
     uint32_t *size)
 {
-	const uint8_t *ft = b + len - PCLN_FOOTER_SIZE;
-	uint32_t dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, big);
-	uint32_t n = pclnrt_load32(ft + PCLN_FOOTER_NSECT, big), k;
+	struct pclnrt_footer f;
+	struct pclnrt_sections s;
 
-	for (k = 0; k < n; k++) {
-		const uint8_t *d = b + dir + k * PCLN_DIRENT_SIZE;
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, big) == tag) {
-			*size = pclnrt_load32(d + PCLN_DIRENT_SIZEF, big);
-			return b + pclnrt_load32(d + PCLN_DIRENT_OFF, big);
-		}
-	}
-	return NULL;
+	if (tag > PCLN_SECT_LAST || !pclnrt_footer(b, len, big, &f) ||
+	    !pclnrt_dir_fits(&f, f.nsect))
+		return NULL;
+	pclnrt_sections(b, &f, f.nsect, big, &s);
+	if (!s.present[tag])
+		return NULL;
+	*size = (uint32_t)s.size[tag];
+	return b + s.off[tag];
 }
 
 /* Store the checksum of B[0..LEN) in its footer again. */
