@@ -81,54 +81,24 @@ next_of(const pcln_table *t, size_t i)
 	return nx < e ? e : nx;
 }
 
-/* Where the table at OFF of a function at ENTRY ends, walking no further
- * than LIMIT; LIMIT if the table is damaged. */
-static uint64_t
-table_end(const pcln_table *t, uint32_t off, uint64_t entry, uint64_t limit)
-{
-	struct pclnrt_pcstep s;
-	uint64_t end = entry;
-	int rc;
-
-	if (off >= t->go12)
-		return limit;
-	pclnrt_pcstep_init(&s, t->b + off, t->b + t->go12, entry, t->q);
-	while ((rc = pclnrt_pcstep(&s)) == 1) {
-		if (s.nextpc < s.pc || s.nextpc > limit)
-			return limit;
-		end = s.nextpc;
-	}
-	return rc == 0 ? end : limit;
-}
-
-/* End of function I's code: FUNCSIZE, else the end of its first table in
- * the order pcsp, pcln, pcfile, pcdata[0..], else the next entry. */
+/* End of function I's code (pclnrt_func_end has the rule): FUNCSIZE,
+ * else the end of its sizing table, else the next entry; the next entry
+ * if that table or the Func record is damaged. */
 static uint64_t
 end_of(const pcln_table *t, size_t i)
 {
 	uint64_t e = entry_of(t, i), nx = next_of(t, i), fo = funcoff_of(t, i);
-	static const int order[3] = {
-		PCLN_TAB_PCSP, PCLN_TAB_PCLN, PCLN_TAB_PCFILE
-	};
-	uint64_t k, npc;
+	uint64_t end;
 
 	if (t->funcsize >= 0) {
 		uint64_t sz = r32(t, (uint64_t)t->funcsize + 4 * (uint64_t)i);
 		return sz > nx - e ? nx : e + sz;
 	}
-	for (k = 0; k < 3; k++) {
-		uint32_t off = r32(t, fo + PCLN_FUNC_PCSP(t->ps) +
-		    4u * (unsigned)order[k]);
-		if (off != 0)
-			return table_end(t, off, e, nx);
-	}
-	npc = r32(t, fo + PCLN_FUNC_NPCDATA(t->ps));
-	for (k = 0; k < npc && fo + PCLN_FUNC_PCDATA(t->ps, k) < t->len; k++) {
-		uint32_t off = r32(t, fo + PCLN_FUNC_PCDATA(t->ps, k));
-		if (off != 0)
-			return table_end(t, off, e, nx);
-	}
-	return nx;
+	if (fo > t->len || t->len - fo < PCLN_FUNC_SIZE(t->ps) ||
+	    pclnrt_func_end(t->b, t->len, t->go12, t->ps, t->big, t->q, fo, e,
+	    nx, &end) != 0)
+		return nx;
+	return end;
 }
 
 /* Parse the header, trailer footer and file table; O(1) checks only, so
@@ -138,23 +108,22 @@ parse(pcln_table *t, pcln_err *err)
 {
 	const uint8_t *b = t->b;
 	struct pclnrt_sections sx;
+	struct pclnrt_header h;
 	uint64_t n, ns, fioff, filen, ckoff, cklen;
+	int rc;
 
 	if (t->len < 16)
 		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)t->len,
 		    "blob of %" PRIu64 " bytes: too short for a header",
 		    t->len);
-	if (pclnrt_load32(b, 0) == PCLN_GO12_MAGIC)
-		t->big = 0;
-	else if (pclnrt_load32(b, 1) == PCLN_GO12_MAGIC)
-		t->big = 1;
-	else
+	rc = pclnrt_header(b, &h);
+	t->big = h.big;
+	t->q = h.quantum;
+	t->ps = h.ptrsize;
+	if (rc == PCLN_HDR_EMAGIC)
 		return pclni_seterr(err, PCLN_EMAGIC, 0,
 		    "header at 0x0: bad magic, expected 0xfffffffb");
-	t->q = b[PCLN_HDR_QUANTUM];
-	t->ps = b[PCLN_HDR_PTRSIZE];
-	if ((t->q != 1 && t->q != 2 && t->q != 4) ||
-	    (t->ps != 4 && t->ps != 8))
+	if (rc != PCLN_HDR_OK)
 		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_QUANTUM,
 		    "header at 0x6: quantum %u pointer size %u, expected 1, 2 "
 		    "or 4 and 4 or 8", t->q, t->ps);
@@ -181,7 +150,7 @@ parse(pcln_table *t, pcln_err *err)
 			t->funcsize = (int64_t)sx.off[PCLN_SECT_FUNCSIZE];
 	}
 	n = rptr(t, PCLN_HDR_NFUNC);
-	if (t->go12 < PCLN_HDR_END(t->ps, 0) || n > (t->go12 - PCLN_HDR_END(t->ps, 0)) / (2 * t->ps))
+	if (!pclnrt_nfunc_fits(t->go12, t->ps, n))
 		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_NFUNC,
 		    "header at 0x8: nfunc %" PRIu64 " does not fit the blob", n);
 	t->n = (size_t)n;
@@ -317,29 +286,18 @@ pcln_get_func(const pcln_table *t, size_t i, pcln_func *f)
 long
 pcln_find_func(const pcln_table *t, uint64_t pc)
 {
-	size_t lo = 0, hi = t->n;
-	uint64_t ix;
+	size_t i;
 
-	/* The last function whose entry is <= PC: from the FUNCINDEX
-	 * section in constant time, else by binary search. */
-	if (t->findex != NULL && pc >= entry_of(t, 0) && pc < t->endpc &&
-	    pclnrt_index_find(t->findex, t->b + PCLN_FUNCTAB_OFF(t->ps),
-	    t->ps, t->big, t->n, entry_of(t, 0), pc, &ix) == 0 &&
-	    entry_of(t, (size_t)ix) <= pc && next_of(t, (size_t)ix) > pc) {
-		if (pc >= end_of(t, (size_t)ix))
-			return -1;
-		return (long)ix;
-	}
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (entry_of(t, mid) <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || pc < entry_of(t, lo - 1) || pc >= end_of(t, lo - 1))
+	/* The last function whose entry is <= PC (pclnrt_functab_find: the
+	 * FUNCINDEX section in constant time, else binary search), if PC
+	 * lies before its end. */
+	if (t->n == 0 || pc < entry_of(t, 0) || pc >= t->endpc)
 		return -1;
-	return (long)(lo - 1);
+	i = (size_t)pclnrt_functab_find(t->b + PCLN_FUNCTAB_OFF(t->ps), t->ps,
+	    t->big, t->n, t->findex, entry_of(t, 0), pc);
+	if (pc < entry_of(t, i) || pc >= end_of(t, i))
+		return -1;
+	return (long)i;
 }
 
 uint32_t
@@ -484,30 +442,30 @@ pcln_pcvalue(const pcln_table *t, size_t i, int table, uint64_t pc,
     int32_t *value, pcln_row *row)
 {
 	pcln_rowiter it;
-	pcln_row r;
-	struct pclnrt_ckpt ck;
+	struct pclnrt_pcstep s;
 
 	if (pcln_rows_begin(&it, t, i, table) != 0 || pc < it.pc ||
-	    pc >= it.limit)
+	    pc >= it.limit || it.done)
 		return -1;
-	/* Resume at the last checkpoint at or before PC, if any. */
-	if (it.done == 0 && t->ckpt != NULL && pclnrt_ckpt_find(t->ckpt,
-	    t->ckptlen, t->big, t->n, i, (uint32_t)table, pc - it.pc, &ck) &&
-	    ck.byteoff < (uint64_t)(it.end - it.p)) {
-		it.p += ck.byteoff;
-		it.pc += ck.pcoff;
-		it.value = ck.value;
-		it.first = 0;
-	}
-	while (pcln_rows_next(&it, &r) == 1) {
-		if (pc >= r.end)
+	/* From the last checkpoint at or before PC, if any, one walk
+	 * bounded as pcln_rows_next bounds it. */
+	pclnrt_pcstep_init(&s, it.p, it.end, it.pc, t->q);
+	pclnrt_pcstep_seek(&s, t->ckpt, t->ckptlen, t->big, t->n, i,
+	    (uint32_t)table, pc);
+	while (pclnrt_pcstep(&s) == 1) {
+		if (s.nextpc < s.pc || s.nextpc > it.limit)
+			break;		/* damaged: pcln_rows_next's -1 */
+		if (pc >= s.nextpc)
 			continue;
-		if (pc < r.start)
+		if (pc < s.pc)
 			break;
 		if (value != NULL)
-			*value = r.value;
-		if (row != NULL)
-			*row = r;
+			*value = s.value;
+		if (row != NULL) {
+			row->start = s.pc;
+			row->end = s.nextpc;
+			row->value = s.value;
+		}
 		return 0;
 	}
 	return -1;

@@ -77,30 +77,30 @@ static int
 check_header(struct vctx *v)
 {
 	pcln_err *err = v->err;
+	struct pclnrt_header h;
+	int rc;
 
 	if (v->len < 8)
 		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)v->len,
 		    "blob of %" PRIu64 " bytes: shorter than the 8-byte header",
 		    v->len);
-	if (pclnrt_load32(v->b, 0) == PCLN_GO12_MAGIC)
-		v->big = 0;
-	else if (pclnrt_load32(v->b, 1) == PCLN_GO12_MAGIC)
-		v->big = 1;
-	else
+	rc = pclnrt_header(v->b, &h);
+	v->big = h.big;
+	v->q = h.quantum;
+	v->ps = h.ptrsize;
+	if (rc == PCLN_HDR_EMAGIC)
 		return pclni_seterr(err, PCLN_EMAGIC, 0, "header at 0x0: magic "
 		    "0x%08" PRIx32 ", expected 0xfffffffb in either byte order",
 		    pclnrt_load32(v->b, 1));
-	if (v->b[PCLN_HDR_PAD0] != 0 || v->b[PCLN_HDR_PAD1] != 0) {
+	if (!h.padok) {
 		int at = v->b[PCLN_HDR_PAD0] ? PCLN_HDR_PAD0 : PCLN_HDR_PAD1;
 		return pclni_seterr(err, PCLN_EHEADER, at, "header at 0x%x: pad "
 		    "byte 0x%02x, expected 0", at, v->b[at]);
 	}
-	v->q = v->b[PCLN_HDR_QUANTUM];
-	if (v->q != 1 && v->q != 2 && v->q != 4)
+	if (rc == PCLN_HDR_EQUANTUM)
 		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_QUANTUM,
 		    "header at 0x6: pc quantum %u, expected 1, 2 or 4", v->q);
-	v->ps = v->b[PCLN_HDR_PTRSIZE];
-	if (v->ps != 4 && v->ps != 8)
+	if (rc == PCLN_HDR_EPTRSIZE)
 		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_PTRSIZE,
 		    "header at 0x7: pointer size %u, expected 4 or 8", v->ps);
 	if (v->len < 8 + v->ps)
@@ -221,7 +221,7 @@ functab_head(struct vctx *v)
 		    "bytes of an empty function table", v->go12,
 		    PCLN_HDR_END(v->ps, 0));
 	v->n = ldptr(v, PCLN_HDR_NFUNC);
-	if (v->n > (v->go12 - PCLN_HDR_END(v->ps, 0)) / (2 * v->ps))
+	if (!pclnrt_nfunc_fits(v->go12, v->ps, v->n))
 		return pclni_seterr(err, PCLN_EHEADER, PCLN_HDR_NFUNC,
 		    "header at 0x8: nfunc %" PRIu64 " needs a functab larger "
 		    "than the %" PRIu64 "-byte Go 1.2 part", v->n, v->go12);
@@ -449,11 +449,8 @@ check_func(struct vctx *v, uint64_t i)
 	/* pcsp, pcln, pcfile, pcdata[0..]: without FUNCSIZE the first
 	 * present table in this order sizes the function. */
 	for (j = 0; j < 3 + npc; j++) {
-		static const int order[3] = {
-			PCLN_TAB_PCSP, PCLN_TAB_PCLN, PCLN_TAB_PCFILE
-		};
 		uint64_t field, o;
-		t = j < 3 ? order[j] : (int)j;
+		t = (int)pclnrt_sizing_table(j);
 		field = j < 3 ? fo + PCLN_FUNC_PCSP(v->ps) + 4u * (unsigned)t :
 		    fo + PCLN_FUNC_PCDATA(v->ps, j - 3);
 		if ((o = ld32(v, field)) == 0)

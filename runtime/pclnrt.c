@@ -68,9 +68,10 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 {
 	const uint8_t *b = blob;
 	struct pclnrt_sections sx;
+	struct pclnrt_header h;
 	uint64_t ps, nfunc, ft, ns, k;
 	size_t go12;
-	int big;
+	int big, rc;
 
 	t->blob = b;
 	t->len = len;
@@ -89,33 +90,26 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->lastnul = 0;
 	if (b == NULL || len < 8)
 		return PCLNRT_EINIT_SHORT;
-	if (pclnrt_load32(b, 1) == PCLN_GO12_MAGIC)
-		big = 1;
-	else if (pclnrt_load32(b, 0) == PCLN_GO12_MAGIC)
-		big = 0;
-	else
+	if ((rc = pclnrt_header(b, &h)) == PCLN_HDR_EMAGIC)
 		return PCLNRT_EINIT_MAGIC;
-	ps = b[PCLN_HDR_PTRSIZE];
-	if (b[PCLN_HDR_PAD0] != 0 || b[PCLN_HDR_PAD1] != 0 ||
-	    (ps != 4 && ps != 8) || (b[PCLN_HDR_QUANTUM] != 1 &&
-	    b[PCLN_HDR_QUANTUM] != 2 && b[PCLN_HDR_QUANTUM] != 4))
+	if (rc != PCLN_HDR_OK || !h.padok)
 		return PCLNRT_EINIT_HEADER;
+	big = h.big;
+	ps = h.ptrsize;
 	if (len < PCLN_HDR_END(ps, 0))
 		return PCLNRT_EINIT_SHORT;
 	if (trailer(b, len, big, &go12, &sx) != 0)
 		return PCLNRT_EINIT_TRAILER;
 	nfunc = pclnrt_loadptr(b + PCLN_HDR_NFUNC, (unsigned)ps, big);
 	/* The functab, sentinel and file-table offset fit in the Go 1.2
-	 * part: HDR_END(ps, nfunc) = HDR_END(ps, 0) + 2 * ps * nfunc
-	 * (2 * ps is 8 or 16: a shift, not a division). */
-	if (go12 < PCLN_HDR_END(ps, 0) ||
-	    nfunc > (go12 - PCLN_HDR_END(ps, 0)) >> (ps == 8 ? 4 : 3))
+	 * part. */
+	if (!pclnrt_nfunc_fits(go12, (unsigned)ps, nfunc))
 		return PCLNRT_EINIT_FUNCTAB;
 	if (sx.present[PCLN_SECT_FUNCSIZE] &&
 	    sx.size[PCLN_SECT_FUNCSIZE] != 4 * nfunc)
 		return PCLNRT_EINIT_TRAILER;
 	t->ptrsize = (uint8_t)ps;
-	t->quantum = b[PCLN_HDR_QUANTUM];
+	t->quantum = h.quantum;
 	t->big = (uint8_t)big;
 	t->nfunc = nfunc;
 	t->maxpc = ftab_entry(t, nfunc);
@@ -184,54 +178,16 @@ tab_off(const pclnrt_func *f, uint64_t table, int *bad)
 	return pclnrt_load32(t->blob + f->funcoff + slot, t->big);
 }
 
-/* The first pc past the rows of the table at OFF of a function at ENTRY
- * (its code end, for blobs without FUNCSIZE), or 0 if corrupt. */
-static uint64_t
-tab_end(const pclnrt_table *t, uint32_t off, uint64_t entry)
-{
-	struct pclnrt_pcstep s;
-	int rc;
-
-	if (off >= t->len)
-		return 0;
-	pclnrt_pcstep_init(&s, t->blob + off, t->blob + t->len, entry,
-	    t->quantum);
-	while ((rc = pclnrt_pcstep(&s)) == 1)
-		;
-	return rc == 0 ? s.nextpc : 0;
-}
-
 int
 pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 {
-	uint64_t lo = 0, hi, mid, entry, next, end, funcoff, ps = t->ptrsize;
-	static const int order[3] = {
-		PCLN_TAB_PCSP, PCLN_TAB_PCLN, PCLN_TAB_PCFILE
-	};
+	uint64_t lo, entry, next, end, funcoff, ps = t->ptrsize;
 	const uint8_t *rec;
 
 	if (t->nfunc == 0 || pc < t->minpc || pc >= t->maxpc)
 		return PCLNRT_NOTFOUND;
-	/* Largest LO with entry(LO) <= PC: from the FUNCINDEX section in
-	 * one bucket read and at most maxscan steps, else (no index, or a
-	 * damaged one that misses) by binary search.  The sentinel is
-	 * entry(nfunc), so entry(LO + 1) always exists.  At most 64 steps
-	 * even when the table is not sorted. */
-	hi = t->nfunc;
-	if (t->findex != NULL && pclnrt_index_find(t->findex,
-	    t->blob + PCLN_FUNCTAB_OFF(ps), (unsigned)ps, t->big, t->nfunc,
-	    t->minpc, pc, &lo) == 0 && ftab_entry(t, lo) <= pc &&
-	    ftab_entry(t, lo + 1) > pc)
-		hi = lo + 1;
-	else
-		lo = 0;
-	while (hi - lo > 1) {
-		mid = lo + (hi - lo) / 2;
-		if (ftab_entry(t, mid) <= pc)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	lo = pclnrt_functab_find(t->blob + PCLN_FUNCTAB_OFF(ps), (unsigned)ps,
+	    t->big, t->nfunc, t->findex, t->minpc, pc);
 	entry = ftab_entry(t, lo);
 	next = ftab_entry(t, lo + 1);
 	if (pc < entry || pc >= next)
@@ -252,23 +208,9 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 		return PCLNRT_CORRUPT;
 	if (t->funcsize != NULL) {
 		end = entry + pclnrt_load32(t->funcsize + 4 * lo, t->big);
-	} else {
-		/* The code ends where the pcsp table ends; without one,
-		 * pcln, then pcfile, then the first present pcdata table;
-		 * without any table, at the next entry (doc/FORMAT.md 7).
-		 * Bounded: a slot past the blob's end stops the loop. */
-		uint32_t off = 0;
-		uint64_t k, ntab = 3 + (uint64_t)f->npcdata;
-		int bad;
-
-		end = next;
-		for (k = 0; k < ntab && off == 0; k++) {
-			off = tab_off(f, k < 3 ? (uint64_t)order[k] : k, &bad);
-			if (bad)
-				return PCLNRT_CORRUPT;
-			if (off != 0 && (end = tab_end(t, off, entry)) == 0)
-				return PCLNRT_CORRUPT;
-		}
+	} else if (pclnrt_func_end(t->blob, t->len, t->len, (unsigned)ps,
+	    t->big, t->quantum, funcoff, entry, next, &end) != 0) {
+		return PCLNRT_CORRUPT;
 	}
 	if (end <= entry || end > next)
 		return PCLNRT_CORRUPT;
@@ -293,7 +235,6 @@ static int
 seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s)
 {
 	const pclnrt_table *t = f->t;
-	struct pclnrt_ckpt ck;
 	uint32_t off;
 	int bad;
 
@@ -308,14 +249,8 @@ seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s)
 		return PCLNRT_CORRUPT;
 	pclnrt_pcstep_init(s, t->blob + off, t->blob + t->len, f->entry,
 	    t->quantum);
-	if (t->ckpt != NULL && pclnrt_ckpt_find(t->ckpt, t->ckptlen, t->big,
-	    t->nfunc, f->index, (uint32_t)table, pc - f->entry, &ck) &&
-	    ck.byteoff < t->len - off) {
-		s->p += ck.byteoff;
-		s->pc = s->nextpc = f->entry + ck.pcoff;
-		s->value = ck.value;
-		s->first = 0;
-	}
+	pclnrt_pcstep_seek(s, t->ckpt, t->ckptlen, t->big, t->nfunc, f->index,
+	    (uint32_t)table, pc);
 	return PCLNRT_OK;
 }
 

@@ -290,6 +290,53 @@ pclnrt_loadptr(const uint8_t *p, unsigned ps, int big)
 	return ps == 8 ? pclnrt_load64(p, big) : pclnrt_load32(p, big);
 }
 
+/* --- the header: the only parse in the project ---
+ *
+ * pclnrt_header: read the header of B[0..LEN) (LEN >= 8): the byte order
+ * from the magic (either order), the pc quantum and the pointer size,
+ * into *H as stored.  Return PCLN_HDR_OK if they are valid, else the
+ * first check that fails, in this order: PCLN_HDR_EMAGIC,
+ * PCLN_HDR_EQUANTUM, PCLN_HDR_EPTRSIZE.  H->padok says whether the two
+ * pad bytes are 0 (the runtime and the verifier require it; a trusted
+ * reader does not look).
+ *
+ * pclnrt_nfunc_fits: do the header, NFUNC functab entries, the sentinel
+ * and the file-table offset fit in a Go 1.2 part of GO12 bytes?
+ * HDR_END(ps, nfunc) = HDR_END(ps, 0) + 2 * ps * nfunc (2 * ps is 8 or
+ * 16: a shift, not a division). */
+#define PCLN_HDR_OK		0
+#define PCLN_HDR_EMAGIC		1
+#define PCLN_HDR_EQUANTUM	2
+#define PCLN_HDR_EPTRSIZE	3
+
+struct pclnrt_header {
+	uint8_t big, quantum, ptrsize;
+	uint8_t padok;
+};
+
+static inline int
+pclnrt_header(const uint8_t *b, struct pclnrt_header *h)
+{
+	h->quantum = b[PCLN_HDR_QUANTUM];
+	h->ptrsize = b[PCLN_HDR_PTRSIZE];
+	h->padok = b[PCLN_HDR_PAD0] == 0 && b[PCLN_HDR_PAD1] == 0;
+	h->big = pclnrt_load32(b, 1) == PCLN_GO12_MAGIC;
+	if (!h->big && pclnrt_load32(b, 0) != PCLN_GO12_MAGIC)
+		return PCLN_HDR_EMAGIC;
+	if (h->quantum != 1 && h->quantum != 2 && h->quantum != 4)
+		return PCLN_HDR_EQUANTUM;
+	if (h->ptrsize != 4 && h->ptrsize != 8)
+		return PCLN_HDR_EPTRSIZE;
+	return PCLN_HDR_OK;
+}
+
+static inline int
+pclnrt_nfunc_fits(uint64_t go12, unsigned ps, uint64_t nfunc)
+{
+	return go12 >= PCLN_HDR_END(ps, 0) &&
+	    nfunc <= (go12 - PCLN_HDR_END(ps, 0)) >> (ps == 8 ? 4 : 3);
+}
+
 /* --- the trailer's footer and directory: the only parse in the project ---
  *
  * pclnrt_footer: if the blob B[0..LEN) ends in a trailer footer (its
@@ -644,6 +691,144 @@ pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
 	}
 	out->value = (int32_t)pclnrt_load32(a + 2 * aw + 4 * lo, big);
 	return 1;
+}
+
+/* --- a function's end: the only rule in the project ---
+ *
+ * With FUNCSIZE, a function ends at entry + its size.  Without it, the
+ * code ends where the first present of its tables, in the order pcsp,
+ * pcln, pcfile, pcdata[0], pcdata[1], ..., ends (every table covers
+ * exactly the function); without any table, at the next entry
+ * (doc/FORMAT.md §7).
+ *
+ * pclnrt_sizing_table(K): the K-th table number in that order.
+ *
+ * pclnrt_table_end: walk the table at P (reading nothing at or past END)
+ * of a function at ENTRY with pc quantum Q; store where its last row
+ * ends in *OUT and return 0, or return -1 if it is damaged or a row ends
+ * beyond LIMIT.  At most END - P steps.
+ *
+ * pclnrt_func_end: the end, without FUNCSIZE, of the function at ENTRY
+ * whose Func record is at FUNCOFF of B[0..LEN) (its fixed part, the
+ * PCLN_FUNC_SIZE(PS) bytes, inside the blob; the caller checked), the
+ * next entry being NEXT; tables are read up to TABEND <= LEN.  Return 0
+ * with *END, or -1 if a pcdata slot lies outside the blob or the sizing
+ * table starts at or past TABEND, is damaged or runs past NEXT.  A slot
+ * past the blob's end stops the loop. */
+static inline uint64_t
+pclnrt_sizing_table(uint64_t k)
+{
+	return k == 0 ? PCLN_TAB_PCSP : k == 1 ? PCLN_TAB_PCLN :
+	    k == 2 ? PCLN_TAB_PCFILE : k;
+}
+
+static inline int
+pclnrt_table_end(const uint8_t *p, const uint8_t *end, uint64_t entry,
+    uint32_t q, uint64_t limit, uint64_t *out)
+{
+	struct pclnrt_pcstep s;
+	int rc;
+
+	pclnrt_pcstep_init(&s, p, end, entry, q);
+	while ((rc = pclnrt_pcstep(&s)) == 1)
+		if (s.nextpc < s.pc || s.nextpc > limit)
+			return -1;
+	if (rc != 0)
+		return -1;
+	*out = s.nextpc;
+	return 0;
+}
+
+static inline int
+pclnrt_func_end(const uint8_t *b, uint64_t len, uint64_t tabend, unsigned ps,
+    int big, uint32_t q, uint64_t funcoff, uint64_t entry, uint64_t next,
+    uint64_t *end)
+{
+	uint64_t k, t, slot;
+	uint64_t npcdata = pclnrt_load32(b + funcoff + PCLN_FUNC_NPCDATA(ps),
+	    big);
+	uint32_t off;
+
+	for (k = 0; k < 3 + npcdata; k++) {
+		t = pclnrt_sizing_table(k);
+		slot = funcoff + (t < PCLN_TAB_PCDATA(0) ?
+		    PCLN_FUNC_PCSP(ps) + 4 * t :
+		    PCLN_FUNC_PCDATA(ps, t - PCLN_TAB_PCDATA(0)));
+		if (slot > len || len - slot < 4)
+			return -1;
+		if ((off = pclnrt_load32(b + slot, big)) == 0)
+			continue;
+		if (off >= tabend)
+			return -1;
+		return pclnrt_table_end(b + off, b + tabend, entry, q, next,
+		    end);
+	}
+	*end = next;
+	return 0;
+}
+
+/* --- finding a pc's function: the only search in the project ---
+ *
+ * FUNCTAB: the blob's function table of NFUNC >= 1 entries plus the
+ * sentinel, all inside the blob (the caller checked); MINPC = entry 0 <=
+ * PC < the sentinel; IX: a FUNCINDEX section pclnrt_index_ok accepted,
+ * or NULL.  Return the largest I with entry(I) <= PC: from the index in
+ * one bucket read and at most maxscan steps, else (no index, or a
+ * damaged one whose answer the function table contradicts) by binary
+ * search, which keeps entry(lo) <= PC < entry(hi) and so needs no bounds
+ * test: the sentinel is entry(NFUNC).  At most 64 + 32 steps even on an
+ * unsorted table; the caller still checks entry(I) <= PC < entry(I + 1)
+ * (an unsorted table can break it). */
+PCLNRT_INLINE uint64_t
+pclnrt_ftab_entry(const uint8_t *functab, unsigned ps, int big, uint64_t i)
+{
+	return pclnrt_loadptr(functab + 2 * (uint64_t)ps * i, ps, big);
+}
+
+PCLNRT_INLINE uint64_t
+pclnrt_functab_find(const uint8_t *functab, unsigned ps, int big,
+    uint64_t nfunc, const uint8_t *ix, uint64_t minpc, uint64_t pc)
+{
+	uint64_t lo = 0, hi = nfunc, mid;
+
+	if (ix != NULL && pclnrt_index_find(ix, functab, ps, big, nfunc,
+	    minpc, pc, &lo) == 0 &&
+	    pclnrt_ftab_entry(functab, ps, big, lo) <= pc &&
+	    pclnrt_ftab_entry(functab, ps, big, lo + 1) > pc)
+		return lo;
+	lo = 0;
+	while (hi - lo > 1) {
+		mid = lo + (hi - lo) / 2;
+		if (pclnrt_ftab_entry(functab, ps, big, mid) <= pc)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* --- resuming a walk at a checkpoint: the only one in the project ---
+ *
+ * S: a walk just initialised at the start of table TABLE of function FI
+ * (S->pc is its entry); CK, CKLEN: a PCCKPT section pclnrt_ckpt_ok
+ * accepted for NFUNC functions, or NULL.  Move S to the table's last
+ * checkpoint at or before PC, if there is one inside the blob; else
+ * leave S at the table's start.  Either way the next pclnrt_pcstep
+ * decodes the row holding the checkpoint's end. */
+PCLNRT_INLINE void
+pclnrt_pcstep_seek(struct pclnrt_pcstep *s, const uint8_t *ck,
+    uint64_t cklen, int big, uint64_t nfunc, uint64_t fi, uint32_t table,
+    uint64_t pc)
+{
+	struct pclnrt_ckpt c;
+
+	if (ck != NULL && pclnrt_ckpt_find(ck, cklen, big, nfunc, fi, table,
+	    pc - s->pc, &c) && c.byteoff < (uint64_t)(s->end - s->p)) {
+		s->p += c.byteoff;
+		s->pc = s->nextpc = s->pc + c.pcoff;
+		s->value = c.value;
+		s->first = 0;
+	}
 }
 
 #endif /* PCLNRT_FORMAT_H */
