@@ -103,7 +103,7 @@ build_stack(const pcln_table *t, struct stack *s, uint64_t *pc0)
 			*pc0 = f.entry + chain[k].off + BIAS;
 		/* A return address is looked up at pc - 1. */
 		look = f.entry + chain[k].off - (k > 0);
-		if (pcln_pcvalue(t, (size_t)i, PCLN_TABLE_PCSP, look, &d,
+		if (pcln_pcvalue(t, (size_t)i, PCLN_TAB_PCSP, look, &d,
 		    NULL) != 0 || d < 0) {
 			fprintf(stderr, "traceback: %s+%#" PRIx64
 			    ": no sp delta\n", chain[k].name, chain[k].off);

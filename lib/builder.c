@@ -210,10 +210,10 @@ get_tab(pcln_builder *b, long f, int table, int create, pcln_err *err)
 		return NULL;
 	}
 	fn = &b->f[f];
-	if (table < 0 || table >= PCLN_TABLE_PCDATA(PCLN_MAX_PCDATA)) {
+	if (table < 0 || table >= PCLN_TAB_PCDATA(PCLN_MAX_PCDATA)) {
 		pclni_seterr(err, PCLN_ERANGE, -1,
 		    "function %ld (%s): table %d, expected 0 to %d", f,
-		    pclni_build_fname(b, fn), table, PCLN_TABLE_PCDATA(PCLN_MAX_PCDATA) - 1);
+		    pclni_build_fname(b, fn), table, PCLN_TAB_PCDATA(PCLN_MAX_PCDATA) - 1);
 		return NULL;
 	}
 	if (table < 3)
@@ -243,7 +243,7 @@ static int
 check_value(pcln_builder *b, long f, int table, uint32_t pcoff,
     int32_t value, pcln_err *err)
 {
-	if (table == PCLN_TABLE_PCFILE &&
+	if (table == PCLN_TAB_PCFILE &&
 	    (value < 1 || (size_t)value > b->files.n))
 		return pclni_seterr(err, PCLN_ERANGE, -1,
 		    "function %ld (%s): pcfile value %" PRId32 " at +0x%"
@@ -291,7 +291,7 @@ pcln_builder_add_point(pcln_builder *b, long f, int table, uint64_t pcoff,
 		    "function %ld (%s): table %d point at +0x%" PRIx64
 		    " not after the previous point at +0x%" PRIx32, f,
 		    pclni_build_fname(b, fn), table, pcoff, t->pt[t->n - 1].off);
-	if (table == PCLN_TABLE_PCFILE && t->n == 0 && pcoff != 0)
+	if (table == PCLN_TAB_PCFILE && t->n == 0 && pcoff != 0)
 		return pclni_seterr(err, PCLN_ERANGE, -1,
 		    "function %ld (%s): first pcfile point at +0x%" PRIx64
 		    ", expected +0 (no file is -1)", f, pclni_build_fname(b, fn), pcoff);
@@ -366,7 +366,7 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 		    "), expected [0, 0x%" PRIx32 ")", f, pclni_build_fname(b, fn), table,
 		    s.nextpc, fn->size);
 	}
-	if (table == PCLN_TABLE_PCFILE && nt.n > 0 && nt.pt[0].off != 0) {
+	if (table == PCLN_TAB_PCFILE && nt.n > 0 && nt.pt[0].off != 0) {
 		free(nt.pt);
 		return pclni_seterr(err, PCLN_ERANGE, 0, "function %ld (%s): "
 		    "pcfile table starts with no file", f, pclni_build_fname(b, fn));

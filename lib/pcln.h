@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pclnrt_format.h"	/* the layout: PCLN_TAB_*, PCLN_SECT_* */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -97,12 +99,13 @@ typedef struct pcln_target {
 
 typedef struct pcln_builder pcln_builder;
 
-/* Table numbers, as in the format header: pcsp 0, pcfile 1, pcln 2,
- * pcdata[i] = 3 + i. */
-#define PCLN_TABLE_PCSP		0
-#define PCLN_TABLE_PCFILE	1
-#define PCLN_TABLE_PCLN		2
-#define PCLN_TABLE_PCDATA(i)	(3 + (i))
+/* Table numbers are the format header's: PCLN_TAB_PCSP (0),
+ * PCLN_TAB_PCFILE (1), PCLN_TAB_PCLN (2), PCLN_TAB_PCDATA(i) (3 + i).
+ * PCLN_TABLE_* are their earlier names, kept for the API. */
+#define PCLN_TABLE_PCSP		PCLN_TAB_PCSP
+#define PCLN_TABLE_PCFILE	PCLN_TAB_PCFILE
+#define PCLN_TABLE_PCLN		PCLN_TAB_PCLN
+#define PCLN_TABLE_PCDATA(i)	PCLN_TAB_PCDATA(i)
 #define PCLN_MAX_PCDATA		1024
 #define PCLN_MAX_FUNCDATA	1024
 

@@ -485,12 +485,12 @@ pcln_lookup(const pcln_table *t, uint64_t pc, pcln_loc *loc)
 		return -1;
 	loc->name = f.name;
 	loc->entry = f.entry;
-	if (pcln_pcvalue(t, (size_t)i, PCLN_TABLE_PCFILE, pc, &v, NULL) == 0 &&
+	if (pcln_pcvalue(t, (size_t)i, PCLN_TAB_PCFILE, pc, &v, NULL) == 0 &&
 	    v > 0)
 		loc->file = pcln_file_name(t, (uint32_t)v);
-	if (pcln_pcvalue(t, (size_t)i, PCLN_TABLE_PCLN, pc, &v, NULL) == 0)
+	if (pcln_pcvalue(t, (size_t)i, PCLN_TAB_PCLN, pc, &v, NULL) == 0)
 		loc->line = v;
-	if (pcln_pcvalue(t, (size_t)i, PCLN_TABLE_PCSP, pc, &v, NULL) == 0) {
+	if (pcln_pcvalue(t, (size_t)i, PCLN_TAB_PCSP, pc, &v, NULL) == 0) {
 		loc->spdelta = v;
 		loc->has_sp = 1;
 	}
@@ -535,10 +535,10 @@ pcln_line_to_pcs(const pcln_table *t, const char *file, int32_t line,
 		uint64_t ps = 0, pe = 0;
 		int have = 0;
 
-		if (pcln_table_offset(t, i, PCLN_TABLE_PCFILE) == 0 ||
-		    pcln_table_offset(t, i, PCLN_TABLE_PCLN) == 0 ||
-		    pcln_rows_begin(&fi, t, i, PCLN_TABLE_PCFILE) != 0 ||
-		    pcln_rows_begin(&li, t, i, PCLN_TABLE_PCLN) != 0 ||
+		if (pcln_table_offset(t, i, PCLN_TAB_PCFILE) == 0 ||
+		    pcln_table_offset(t, i, PCLN_TAB_PCLN) == 0 ||
+		    pcln_rows_begin(&fi, t, i, PCLN_TAB_PCFILE) != 0 ||
+		    pcln_rows_begin(&li, t, i, PCLN_TAB_PCLN) != 0 ||
 		    pcln_rows_next(&fi, &rf) != 1 ||
 		    pcln_rows_next(&li, &rl) != 1)
 			continue;

@@ -340,8 +340,6 @@ check_filetab(struct vctx *v)
 	return 0;
 }
 
-static const char *const tabname[] = { "pcsp", "pcfile", "pcln" };
-
 /* Decode the table at OFF (field at FIELD) of function I from ENTRY; it
  * must end at or before LIMIT.  Store the covered end in *END. */
 static int
@@ -354,7 +352,7 @@ check_table(struct vctx *v, uint64_t i, uint64_t field, int tab,
 	int rc;
 
 	if (tab < 3)
-		snprintf(name, sizeof name, "%s", tabname[tab]);
+		snprintf(name, sizeof name, "%s", pclnrt_table_name(tab));
 	else
 		snprintf(name, sizeof name, "pcdata[%d]", tab - 3);
 	if (off < v->hdr_end || off >= v->go12)

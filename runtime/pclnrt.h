@@ -96,10 +96,10 @@ typedef struct pclnrt_table {
  * pcln_verify's; a FUNCINDEX section whose header does not fit the text
  * is ignored).  On failure T finds nothing.  Returns
  * PCLNRT_EINIT_OK (0) or a negative enum pclnrt_init_error. */
-int pclnrt_init(pclnrt_table *T, const void *BLOB, size_t LEN);
+int pclnrt_init(pclnrt_table *t, const void *blob, size_t len);
 
 /* The message for an enum pclnrt_init_error CODE; never NULL. */
-const char *pclnrt_init_strerror(int CODE);
+const char *pclnrt_init_strerror(int code);
 
 /* Check the trailer checksum of BLOB[0..LEN): if the blob ends in a
  * trailer footer (last 8 bytes "PCLNTRLR"), compare the XXH64 (seed 0) of
@@ -109,11 +109,11 @@ const char *pclnrt_init_strerror(int CODE);
  * lock, safe in a signal handler.  Returns PCLNRT_OK if it matches,
  * PCLNRT_CORRUPT if not, PCLNRT_NOTFOUND if there is no trailer (a plain
  * Go 1.2 blob has no checksum) or BLOB is NULL. */
-int pclnrt_verify_checksum(const void *BLOB, size_t LEN);
+int pclnrt_verify_checksum(const void *blob, size_t len);
 
 /* XXH64 of BUF[0..LEN) with SEED (BUF may be NULL when LEN is 0), as the
  * xxHash specification defines it; the runtime's own, freestanding. */
-uint64_t pclnrt_xxh64(const void *BUF, size_t LEN, uint64_t SEED);
+uint64_t pclnrt_xxh64(const void *buf, size_t len, uint64_t seed);
 
 /* A function found by pclnrt_findfunc.  Public fields are link-time. */
 typedef struct pclnrt_func {
@@ -141,7 +141,7 @@ typedef struct pclnrt_func {
  * pass over that table for blobs without a trailer.  Fills *F and returns
  * PCLNRT_OK; else PCLNRT_NOTFOUND, or PCLNRT_CORRUPT if the function's
  * record is damaged. */
-int pclnrt_findfunc(const pclnrt_table *T, uint64_t PC, pclnrt_func *F);
+int pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f);
 
 /* Table numbers (pclnrt_format.h): PCLN_TAB_PCSP, PCLN_TAB_PCFILE,
  * PCLN_TAB_PCLN, PCLN_TAB_PCDATA(i). */
@@ -152,32 +152,32 @@ int pclnrt_findfunc(const pclnrt_table *T, uint64_t PC, pclnrt_func *F);
  * the function).  PCLNRT_NOTFOUND if the table is absent or PC is outside
  * [F->entry, F->end) or not covered; PCLNRT_CORRUPT if the table does not
  * decode.  Costs one pass over the table up to PC. */
-int pclnrt_pcvalue(const pclnrt_func *F, int TABLE, uint64_t PC,
-    int32_t *VALUE, uint64_t *START, uint64_t *END);
+int pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc,
+    int32_t *value, uint64_t *start, uint64_t *end);
 
 /* Stack-pointer delta at PC (bytes the function has pushed/allocated
  * since entry), in *SPDELTA.  Returns a status. */
-int pclnrt_pcsp(const pclnrt_func *F, uint64_t PC, int32_t *SPDELTA);
+int pclnrt_pcsp(const pclnrt_func *f, uint64_t pc, int32_t *spdelta);
 
 /* File number (1..nfile) at PC, in *FILENO.  Returns a status. */
-int pclnrt_pcfile(const pclnrt_func *F, uint64_t PC, int32_t *FILENO);
+int pclnrt_pcfile(const pclnrt_func *f, uint64_t pc, int32_t *fileno);
 
 /* Value of pcdata table INDEX at PC, in *VALUE.  Returns a status. */
-int pclnrt_pcdata(const pclnrt_func *F, uint32_t INDEX, uint64_t PC,
-    int32_t *VALUE);
+int pclnrt_pcdata(const pclnrt_func *f, uint32_t index, uint64_t pc,
+    int32_t *value);
 
 /* Funcdata slot INDEX of F (0 = nil), in *VALUE.  PCLNRT_NOTFOUND if
  * INDEX >= the function's nfuncdata. */
-int pclnrt_funcdata(const pclnrt_func *F, uint32_t INDEX, uint64_t *VALUE);
+int pclnrt_funcdata(const pclnrt_func *f, uint32_t index, uint64_t *value);
 
 /* Name of file number FILENO (1..nfile) of T, in the blob; NULL if out
  * of range or damaged. */
-const char *pclnrt_filename(const pclnrt_table *T, int32_t FILENO);
+const char *pclnrt_filename(const pclnrt_table *t, int32_t fileno);
 
 /* File and line at PC: *PATH (NULL if unknown) and *LINE (0 if unknown).
  * Returns PCLNRT_OK if both are known, else the failing status. */
-int pclnrt_funcline(const pclnrt_func *F, uint64_t PC, const char **PATH,
-    int32_t *LINE);
+int pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
+    int32_t *line);
 
 /* --- a pc-value cache ------------------------------------------------- */
 
@@ -204,16 +204,16 @@ typedef struct pclnrt_pccache {
 } pclnrt_pccache;
 
 /* Empty C. */
-void pclnrt_pccache_init(pclnrt_pccache *C);
+void pclnrt_pccache_init(pclnrt_pccache *c);
 
 /* pclnrt_pcvalue through the cache C (NULL: no cache): the same answers,
  * the same status. */
-int pclnrt_pcvalue_cached(const pclnrt_func *F, int TABLE, uint64_t PC,
-    int32_t *VALUE, pclnrt_pccache *C);
+int pclnrt_pcvalue_cached(const pclnrt_func *f, int table, uint64_t pc,
+    int32_t *value, pclnrt_pccache *c);
 
 /* pclnrt_funcline through the cache C (NULL: no cache). */
-int pclnrt_funcline_cached(const pclnrt_func *F, uint64_t PC,
-    const char **PATH, int32_t *LINE, pclnrt_pccache *C);
+int pclnrt_funcline_cached(const pclnrt_func *f, uint64_t pc,
+    const char **path, int32_t *line, pclnrt_pccache *c);
 
 /* --- inlined calls ------------------------------------------------------ */
 
@@ -235,8 +235,8 @@ typedef struct pclnrt_inlcall {
  * (with the calls found so far) if the tree is damaged.  Allocates
  * nothing, takes no lock, safe in a signal handler; costs one pass over
  * F's inline pcdata table plus one step per call. */
-int pclnrt_inline(const pclnrt_func *F, uint64_t PC, pclnrt_inlcall *CALLS,
-    size_t MAX, size_t *N);
+int pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
+    size_t max, size_t *n);
 
 /* --- modules ----------------------------------------------------------- */
 
@@ -253,8 +253,8 @@ typedef struct pclnrt_module {
 /* pclnrt_init(&M->table, BLOB, LEN) and set the bias and run-time range.
  * NAME is kept by pointer.  Returns 0 or a negative enum
  * pclnrt_init_error (PCLNRT_EINIT_FUNCTAB if the range wraps). */
-int pclnrt_module_init(pclnrt_module *M, const void *BLOB, size_t LEN,
-    uint64_t BIAS, const char *NAME);
+int pclnrt_module_init(pclnrt_module *m, const void *blob, size_t len,
+    uint64_t bias, const char *name);
 
 /* A set of modules, in caller-provided slots.  Lookups take no lock and
  * may run in any thread or signal handler while other threads register
@@ -283,41 +283,41 @@ typedef struct pclnrt_registry {
 
 /* Set up R over SLOTS[0..NSLOTS) (caller storage, outliving R); all
  * slots are cleared.  Not concurrent with any other use of R. */
-void pclnrt_registry_init(pclnrt_registry *R,
-    _Atomic(pclnrt_module *) *SLOTS, size_t NSLOTS);
+void pclnrt_registry_init(pclnrt_registry *r,
+    _Atomic(pclnrt_module *) *slots, size_t nslots);
 
 /* Publish module M (initialised by pclnrt_module_init) in a free slot.
  * Safe against concurrent lookups, registrations and removals.  Returns
  * PCLNRT_OK, or PCLNRT_NOTFOUND if every slot is taken. */
-int pclnrt_register(pclnrt_registry *R, pclnrt_module *M);
+int pclnrt_register(pclnrt_registry *r, pclnrt_module *m);
 
 /* Remove module M.  Returns PCLNRT_OK, or PCLNRT_NOTFOUND if M is not
  * registered.  See the removal rule above before freeing M. */
-int pclnrt_unregister(pclnrt_registry *R, pclnrt_module *M);
+int pclnrt_unregister(pclnrt_registry *r, pclnrt_module *m);
 
 /* Reader bracket and reader count, for the removal rule. */
-void pclnrt_read_begin(pclnrt_registry *R);
-void pclnrt_read_end(pclnrt_registry *R);
-size_t pclnrt_readers(pclnrt_registry *R);
+void pclnrt_read_begin(pclnrt_registry *r);
+void pclnrt_read_end(pclnrt_registry *r);
+size_t pclnrt_readers(pclnrt_registry *r);
 
 /* A counter that changes with every registration and removal (for
  * caches keyed on the module set). */
-size_t pclnrt_generation(pclnrt_registry *R);
+size_t pclnrt_generation(pclnrt_registry *r);
 
 /* Find run-time PC: the first registered module whose range holds it,
  * then its function (at link-time PC - bias).  Stores the module in *M
  * (if M is not NULL) and fills *F; returns a status as pclnrt_findfunc,
  * PCLNRT_NOTFOUND if no module holds PC. */
-int pclnrt_registry_findfunc(pclnrt_registry *R, uint64_t PC,
-    const pclnrt_module **M, pclnrt_func *F);
+int pclnrt_registry_findfunc(pclnrt_registry *r, uint64_t pc,
+    const pclnrt_module **m, pclnrt_func *f);
 
 /* --- traceback --------------------------------------------------------- */
 
 /* Read LEN (4 or 8) bytes at ADDR of the walked memory into BUF.  Return
  * 0 on success, nonzero if the memory cannot be read.  Must be
  * async-signal-safe if the traceback runs in a signal handler. */
-typedef int (*pclnrt_readfn)(void *ARG, uint64_t ADDR, uint8_t *BUF,
-    size_t LEN);
+typedef int (*pclnrt_readfn)(void *arg, uint64_t addr, uint8_t *buf,
+    size_t len);
 
 /* Architecture conventions.
  * PCLNRT_CONV_STACK (x86, x86-64): a call pushes the return address.  At
@@ -360,7 +360,7 @@ enum pclnrt_stop { PCLNRT_STOP_LIST(PCLNRT_STOP_ENUM_) PCLNRT_NSTOP };
 #undef PCLNRT_STOP_ENUM_
 
 /* The message for stop reason STOP; never NULL. */
-const char *pclnrt_stop_string(int STOP);
+const char *pclnrt_stop_string(int stop);
 
 /* Where and how to walk. */
 typedef struct pclnrt_walk {
@@ -415,13 +415,13 @@ typedef struct pclnrt_stopinfo {
  * Stack words are read only through W->read.  FRAMES[n] past the count
  * returned may have been written.  Module lookups are not bracketed: see
  * the removal rule for pclnrt_read_begin. */
-size_t pclnrt_traceback(const pclnrt_walk *W, pclnrt_frame *FRAMES,
-    size_t MAX, pclnrt_stopinfo *STOP);
+size_t pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames,
+    size_t max, pclnrt_stopinfo *stop);
 
 /* The default reader: copies LEN bytes from this process's address ADDR.
  * It cannot detect bad addresses; use it on stacks known to be mapped.
  * ARG is unused. */
-int pclnrt_read_direct(void *ARG, uint64_t ADDR, uint8_t *BUF, size_t LEN);
+int pclnrt_read_direct(void *arg, uint64_t addr, uint8_t *buf, size_t len);
 
 #ifdef __cplusplus
 }

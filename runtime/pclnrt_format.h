@@ -106,6 +106,11 @@
 #define PCLN_TAB_PCFILE		1
 #define PCLN_TAB_PCLN		2
 #define PCLN_TAB_PCDATA(i)	(3 + (i))
+/* Their names, as doc/FORMAT.md, descriptions and pclndump spell them
+ * (pclnrt_table_name maps a number to one). */
+#define PCLN_TAB_NAME_PCSP	"pcsp"
+#define PCLN_TAB_NAME_PCFILE	"pcfile"
+#define PCLN_TAB_NAME_PCLN	"pcln"
 
 /* Trailer. */
 #define PCLN_TRAILER_VERSION	1u
@@ -335,6 +340,18 @@ pclnrt_nfunc_fits(uint64_t go12, unsigned ps, uint64_t nfunc)
 {
 	return go12 >= PCLN_HDR_END(ps, 0) &&
 	    nfunc <= (go12 - PCLN_HDR_END(ps, 0)) >> (ps == 8 ? 4 : 3);
+}
+
+/* The name of table TABLE (PCLN_TAB_NAME_*), NULL for a pcdata table
+ * or a bad number. */
+static inline const char *
+pclnrt_table_name(int table)
+{
+	static const char *const names[3] = {
+		PCLN_TAB_NAME_PCSP, PCLN_TAB_NAME_PCFILE, PCLN_TAB_NAME_PCLN
+	};
+
+	return table >= 0 && table < 3 ? names[table] : NULL;
 }
 
 /* --- the trailer's footer and directory: the only parse in the project ---

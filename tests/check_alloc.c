@@ -152,14 +152,14 @@ build(pcln_builder **bp, unsigned flags, uint8_t **out, size_t *len,
 		if (f < 0)
 			return -1;
 		for (k = 0; k < 3; k++)
-			if (pcln_builder_add_point(b, f, PCLN_TABLE_PCSP,
+			if (pcln_builder_add_point(b, f, PCLN_TAB_PCSP,
 			    (uint64_t)k * 8, k * 8, err) < 0 ||
-			    pcln_builder_add_point(b, f, PCLN_TABLE_PCFILE,
+			    pcln_builder_add_point(b, f, PCLN_TAB_PCFILE,
 			    (uint64_t)k * 16, (int32_t)fno[(i + k) % 3],
 			    err) < 0 ||
-			    pcln_builder_add_point(b, f, PCLN_TABLE_PCLN,
+			    pcln_builder_add_point(b, f, PCLN_TAB_PCLN,
 			    (uint64_t)k * 4, 10 + i + k, err) < 0 ||
-			    pcln_builder_add_point(b, f, PCLN_TABLE_PCDATA(1),
+			    pcln_builder_add_point(b, f, PCLN_TAB_PCDATA(1),
 			    (uint64_t)k * 12, k, err) < 0)
 				return -1;
 		if (pcln_builder_set_funcdata(b, f, 2, 0x9000 + (uint64_t)i,

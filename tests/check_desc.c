@@ -177,7 +177,7 @@ START_TEST(test_tables)
 
 	next_ok(r, &st, DESC_FUNC, 1);
 	next_ok(r, &st, DESC_POINTS, 2);
-	ck_assert_int_eq(st.table, PCLN_TABLE_PCSP);
+	ck_assert_int_eq(st.table, PCLN_TAB_PCSP);
 	ck_assert_uint_eq(st.npts, 3);
 	ck_assert_uint_eq(st.pts[1].pcoff, 4);
 	ck_assert_int_eq(st.pts[1].value, -8);
@@ -186,20 +186,20 @@ START_TEST(test_tables)
 	ck_assert_uint_eq(st.npts, 1);
 	ck_assert_int_eq(st.pts[0].value, 2147483647);
 	next_ok(r, &st, DESC_POINTS, 4);
-	ck_assert_int_eq(st.table, PCLN_TABLE_PCFILE);
+	ck_assert_int_eq(st.table, PCLN_TAB_PCFILE);
 	ck_assert_uint_eq(st.npts, 3);
 	ck_assert_str_eq(st.paths[st.pts[0].value], "a.go");
 	ck_assert_str_eq(st.paths[st.pts[1].value], "dir/my file.go");
 	ck_assert_str_eq(st.paths[st.pts[2].value], "q\"\\");
 	ck_assert_uint_eq(st.pts[2].pcoff, 0x10);
 	next_ok(r, &st, DESC_POINTS, 5);
-	ck_assert_int_eq(st.table, PCLN_TABLE_PCLN);
+	ck_assert_int_eq(st.table, PCLN_TAB_PCLN);
 	ck_assert_int_eq(st.pts[0].value, INT32_MIN);
 	next_ok(r, &st, DESC_POINTS, 6);
-	ck_assert_int_eq(st.table, PCLN_TABLE_PCDATA(7));
+	ck_assert_int_eq(st.table, PCLN_TAB_PCDATA(7));
 	ck_assert_uint_eq(st.pts[0].pcoff, 2);
 	next_ok(r, &st, DESC_HEX, 7);
-	ck_assert_int_eq(st.table, PCLN_TABLE_PCDATA(1023));
+	ck_assert_int_eq(st.table, PCLN_TAB_PCDATA(1023));
 	ck_assert_uint_eq(st.nbytes, 3);
 	ck_assert_uint_eq(st.bytes[0], 0x02);
 	ck_assert_uint_eq(st.bytes[1], 0x20);
@@ -546,7 +546,7 @@ START_TEST(test_text_base_quantum)
 	ck_assert_int_eq(info.target.bigendian, 1);
 	assert_func(k.t, 0, "a", 0x404, 0x408);
 	assert_func(k.t, 1, "b", 0x408, 0x410);
-	ck_assert_int_eq(pcln_pcvalue(k.t, 1, PCLN_TABLE_PCLN, 0x40c, &v,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 1, PCLN_TAB_PCLN, 0x40c, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 3);
 	linked_free(&k);
@@ -573,10 +573,10 @@ START_TEST(test_files_funcdata)
 	ck_assert_uint_eq(pcln_nfile(k.t), 2);
 	ck_assert_str_eq(pcln_file_name(k.t, 1), "z.go");
 	ck_assert_str_eq(pcln_file_name(k.t, 2), "a.go");
-	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TABLE_PCFILE, 0x1009, &v,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TAB_PCFILE, 0x1009, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 2);
-	ck_assert_int_eq(pcln_pcvalue(k.t, 1, PCLN_TABLE_PCFILE, 0x1010, &v,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 1, PCLN_TAB_PCFILE, 0x1010, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 2);
 	ck_assert_uint_eq(pcln_funcdata(k.t, 0, 0), 0x8008);
@@ -585,10 +585,10 @@ START_TEST(test_files_funcdata)
 	ck_assert_uint_eq(pcln_funcdata(k.t, 1, 0), 0x8fff);
 	ck_assert_int_eq(pcln_get_func(k.t, 1, &f), 0);
 	ck_assert_uint_eq(f.npcdata, 6);
-	ck_assert_int_eq(pcln_pcvalue(k.t, 1, PCLN_TABLE_PCDATA(5), 0x1011,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 1, PCLN_TAB_PCDATA(5), 0x1011,
 	    &v, NULL), 0);
 	ck_assert_int_eq(v, 9);
-	ck_assert_uint_eq(pcln_table_offset(k.t, 1, PCLN_TABLE_PCDATA(4)), 0);
+	ck_assert_uint_eq(pcln_table_offset(k.t, 1, PCLN_TAB_PCDATA(4)), 0);
 	ck_assert_uint_eq(pcln_link_get_stats(k.l)->nrefs, 2);
 	linked_free(&k);
 }
@@ -625,22 +625,22 @@ START_TEST(test_hex)
 	int32_t v;
 
 	ck_assert_int_eq(link_texts(&k, NULL, texts, 1, &err), 0);
-	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TABLE_PCLN, 0x1000, &v,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TAB_PCLN, 0x1000, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 100);
-	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TABLE_PCLN, 0x101f, &v,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TAB_PCLN, 0x101f, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 101);
-	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TABLE_PCSP, 0x1010, &v,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TAB_PCSP, 0x1010, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 0);
 	/* Declared files are numbered in order; hex values renumbered. */
 	ck_assert_str_eq(pcln_file_name(k.t, 1), "one.go");
 	ck_assert_str_eq(pcln_file_name(k.t, 2), "two.go");
-	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TABLE_PCFILE, 0x1007, &v,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TAB_PCFILE, 0x1007, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 2);
-	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TABLE_PCFILE, 0x1008, &v,
+	ck_assert_int_eq(pcln_pcvalue(k.t, 0, PCLN_TAB_PCFILE, 0x1008, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 1);
 	linked_free(&k);
@@ -673,10 +673,10 @@ START_TEST(test_dedupe_dupok)
 	assert_func(k.t, 1, "h", 0x1008, 0x1010);	/* the first h */
 	assert_func(k.t, 2, "g", 0x1010, 0x1018);
 	/* Same tables share one offset. */
-	ck_assert_uint_eq(pcln_table_offset(k.t, 0, PCLN_TABLE_PCSP),
-	    pcln_table_offset(k.t, 2, PCLN_TABLE_PCSP));
-	ck_assert_uint_eq(pcln_table_offset(k.t, 0, PCLN_TABLE_PCLN),
-	    pcln_table_offset(k.t, 2, PCLN_TABLE_PCLN));
+	ck_assert_uint_eq(pcln_table_offset(k.t, 0, PCLN_TAB_PCSP),
+	    pcln_table_offset(k.t, 2, PCLN_TAB_PCSP));
+	ck_assert_uint_eq(pcln_table_offset(k.t, 0, PCLN_TAB_PCLN),
+	    pcln_table_offset(k.t, 2, PCLN_TAB_PCLN));
 	s = pcln_link_get_stats(k.l);
 	ck_assert_uint_eq(s->ndropped, 1);
 	ck_assert_uint_lt(s->build->ntables_unique, s->build->ntables);

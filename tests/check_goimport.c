@@ -468,7 +468,7 @@ check_rows(const pcln_table *t, size_t fi, int table, const struct mtab *m,
 		    f->name, table);
 		ck_assert_uint_eq(row.start, TEXT + f->off + m->p[i].off);
 		ck_assert_uint_eq(row.end, TEXT + f->off + end);
-		if (table == PCLN_TABLE_PCFILE)
+		if (table == PCLN_TAB_PCFILE)
 			ck_assert_str_eq(pcln_file_name(t,
 			    (uint32_t)row.value), expect_file(m->p[i].value));
 		else
@@ -532,11 +532,11 @@ check_import(const struct gen *g)
 		for (k = 0; k < 3; k++)
 			check_rows(t, i, k, &f->tab[k], f, what);
 		if (f->pcdata0.n > 0)
-			check_rows(t, i, PCLN_TABLE_PCDATA(0), &f->pcdata0, f,
+			check_rows(t, i, PCLN_TAB_PCDATA(0), &f->pcdata0, f,
 			    what);
 		else
 			ck_assert_uint_eq(pcln_table_offset(t, i,
-			    PCLN_TABLE_PCDATA(0)), 0);
+			    PCLN_TAB_PCDATA(0)), 0);
 		/* funcdata are pointers up to Go 1.17 and imported as they
 		 * are; 1.18+ offsets into go.func.* are not imported. */
 		ck_assert_uint_eq(pcln_funcdata(t, i, 0),

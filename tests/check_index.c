@@ -87,7 +87,7 @@ build(const struct layout *l, const uint64_t *e, const uint64_t *sz,
 		long f = pcln_builder_add_func(b, i % 2 ? "odd" : "even", e[i],
 		    sz[i], 0, 0, &err);
 		ck_assert_int_eq(f, (long)i);
-		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCSP,
+		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCSP,
 		    0, (int32_t)i, &err), 0);
 	}
 	ck_assert_msg(pcln_builder_write(b, flags, &out, len, &err) == 0,

@@ -34,22 +34,22 @@ struct sfunc {
 	uint64_t fdval;
 };
 
-#define PCFILE PCLN_TABLE_PCFILE
-#define PCLN PCLN_TABLE_PCLN
-#define PCSP PCLN_TABLE_PCSP
+#define PCFILE PCLN_TAB_PCFILE
+#define PCLN PCLN_TAB_PCLN
+#define PCSP PCLN_TAB_PCSP
 
 static const struct spoint main_pts[] = {
 	{ PCSP, 0, 0 }, { PCSP, 4, 8 }, { PCSP, 0x38, 0 },
 	{ PCFILE, 0, 1 },
 	{ PCLN, 0, 10 }, { PCLN, 8, 11 }, { PCLN, 0x10, 12 },
 	{ PCLN, 0x20, 11 }, { PCLN, 0x30, 13 },
-	{ PCLN_TABLE_PCDATA(0), 0, 1 }, { PCLN_TABLE_PCDATA(0), 0x20, 2 },
+	{ PCLN_TAB_PCDATA(0), 0, 1 }, { PCLN_TAB_PCDATA(0), 0x20, 2 },
 };
 static const struct spoint helper_pts[] = {
 	{ PCSP, 0, 0 }, { PCSP, 4, 8 }, { PCSP, 0x1c, 0 },	/* as odd's */
 	{ PCFILE, 0, 2 }, { PCFILE, 0x10, 3 },
 	{ PCLN, 0, 20 }, { PCLN, 0x10, 5 },
-	{ PCLN_TABLE_PCDATA(2), 4, 7 },			/* sparse */
+	{ PCLN_TAB_PCDATA(2), 4, 7 },			/* sparse */
 };
 static const struct spoint compute_pts[] = {
 	{ PCSP, 0, 0 }, { PCSP, 8, 16 }, { PCSP, 0x28, 0 },

@@ -62,13 +62,13 @@ check_go12_pcsp(pcln_builder *b, long f)
 	ck_assert_ptr_nonnull(lo);
 	ck_assert_uint_eq(lo->entry, 0x2000);
 	ck_assert_uint_eq(lo->size, 0x9c);
-	ck_assert_uint_eq(lo->tab_len[PCLN_TABLE_PCSP], sizeof go12_pcsp);
-	ck_assert_uint_le(lo->tab_off[PCLN_TABLE_PCSP] + sizeof go12_pcsp,
+	ck_assert_uint_eq(lo->tab_len[PCLN_TAB_PCSP], sizeof go12_pcsp);
+	ck_assert_uint_le(lo->tab_off[PCLN_TAB_PCSP] + sizeof go12_pcsp,
 	    len);
-	ck_assert_mem_eq(blob + lo->tab_off[PCLN_TABLE_PCSP], go12_pcsp,
+	ck_assert_mem_eq(blob + lo->tab_off[PCLN_TAB_PCSP], go12_pcsp,
 	    sizeof go12_pcsp);
-	ck_assert_uint_eq(lo->tab_off[PCLN_TABLE_PCFILE], 0);
-	ck_assert_uint_eq(lo->tab_off[PCLN_TABLE_PCLN], 0);
+	ck_assert_uint_eq(lo->tab_off[PCLN_TAB_PCFILE], 0);
+	ck_assert_uint_eq(lo->tab_off[PCLN_TAB_PCLN], 0);
 	free(blob);
 }
 
@@ -84,7 +84,7 @@ START_TEST(test_go12_encode)
 	f = pcln_builder_add_func(b, "go12.f", 0x2000, 0x9c, 0, 48, &err);
 	ck_assert_int_eq(f, 0);
 	for (i = 0; i < GO12_NROWS; i++)
-		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCSP,
+		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCSP,
 		    go12_rows[i].start - 0x2000, go12_rows[i].value, &err), 0);
 	check_go12_pcsp(b, f);
 	pcln_builder_free(b);
@@ -99,7 +99,7 @@ START_TEST(test_go12_set_bytes)
 	long f = pcln_builder_add_func(b, "go12.f", 0x2000, 0x9c, 0, 48, &err);
 
 	ck_assert_int_eq(f, 0);
-	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TABLE_PCSP,
+	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TAB_PCSP,
 	    go12_pcsp, sizeof go12_pcsp, &err), 0);
 	check_go12_pcsp(b, f);
 	pcln_builder_free(b);
@@ -145,12 +145,12 @@ START_TEST(test_encode)
 
 	ck_assert_int_eq(f, 0);
 	for (k = 0; k < enc[_i].npt; k++)
-		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCLN,
+		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCLN,
 		    enc[_i].off[k], enc[_i].val[k], &err), 0);
 	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
 	lo = pcln_builder_layout(b, f);
-	ck_assert_uint_eq(lo->tab_len[PCLN_TABLE_PCLN], enc[_i].nbytes);
-	ck_assert_mem_eq(blob + lo->tab_off[PCLN_TABLE_PCLN], enc[_i].bytes,
+	ck_assert_uint_eq(lo->tab_len[PCLN_TAB_PCLN], enc[_i].nbytes);
+	ck_assert_mem_eq(blob + lo->tab_off[PCLN_TAB_PCLN], enc[_i].bytes,
 	    enc[_i].nbytes);
 	ck_assert_int_eq(pcln_verify(blob, len, &err), 0);
 	free(blob);
@@ -328,10 +328,10 @@ START_TEST(test_many_functions)
 		f = pcln_builder_add_func(b, name, 0x10000 + 0x40 * (uint64_t)i,
 		    0x40, 0, 0, &err);
 		ck_assert_int_eq(f, i);
-		pcln_builder_add_point(b, f, PCLN_TABLE_PCSP, 0, 0, &err);
-		pcln_builder_add_point(b, f, PCLN_TABLE_PCSP, 4, 16, &err);
-		pcln_builder_add_point(b, f, PCLN_TABLE_PCFILE, 0, 1, &err);
-		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCLN,
+		pcln_builder_add_point(b, f, PCLN_TAB_PCSP, 0, 0, &err);
+		pcln_builder_add_point(b, f, PCLN_TAB_PCSP, 4, 16, &err);
+		pcln_builder_add_point(b, f, PCLN_TAB_PCFILE, 0, 1, &err);
+		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCLN,
 		    0, (int32_t)i + 1000, &err), 0);
 	}
 	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
@@ -407,27 +407,27 @@ START_TEST(test_point_errors)
 	ck_assert_int_eq(pcln_builder_add_file(b, "a.c", &err), 1);
 	ck_assert_int_eq(pcln_builder_add_file(b, "b.c", &err), 2);
 	ck_assert_int_eq(pcln_builder_add_file(b, "a.c", &err), 1);
-	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCLN, 0x10,
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCLN, 0x10,
 	    1, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ERANGE);
-	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCLN, 2, 1,
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCLN, 2, 1,
 	    &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ERANGE);
-	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCLN, 4, 1,
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCLN, 4, 1,
 	    &err), 0);
-	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCLN, 4, 2,
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCLN, 4, 2,
 	    &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EORDER);
-	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCFILE, 0, 3,
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCFILE, 0, 3,
 	    &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ERANGE);
-	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TABLE_PCFILE, 4, 1,
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCFILE, 4, 1,
 	    &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ERANGE);
 	ck_assert_int_eq(pcln_builder_add_point(b, f, -1, 0, 1, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ERANGE);
 	ck_assert_int_eq(pcln_builder_add_point(b, f,
-	    PCLN_TABLE_PCDATA(PCLN_MAX_PCDATA), 0, 1, &err), -1);
+	    PCLN_TAB_PCDATA(PCLN_MAX_PCDATA), 0, 1, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ERANGE);
 	ck_assert_int_eq(pcln_builder_add_point(b, 7, 0, 0, 1, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EINVAL);
@@ -435,31 +435,31 @@ START_TEST(test_point_errors)
 	    &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ERANGE);
 
-	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TABLE_PCSP,
+	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TAB_PCSP,
 	    trunc, sizeof trunc, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ETRUNC);
-	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TABLE_PCSP,
+	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TAB_PCSP,
 	    shortcov, sizeof shortcov, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EPCTAB);
 	ck_assert_ptr_nonnull(strstr(err.msg, "covers"));
-	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TABLE_PCSP,
+	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TAB_PCSP,
 	    longcov, sizeof longcov, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EPCTAB);
-	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TABLE_PCSP,
+	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TAB_PCSP,
 	    trailing, sizeof trailing, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EPCTAB);
 	ck_assert_int_eq(err.offset, 3);
-	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TABLE_PCSP,
+	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TAB_PCSP,
 	    ovf, sizeof ovf, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EVARINT);
-	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TABLE_PCFILE,
+	ck_assert_int_eq(pcln_builder_set_table_bytes(b, f, PCLN_TAB_PCFILE,
 	    nofile, sizeof nofile, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_ERANGE);
 	/* 0x10 / quantum 4 = 4 units: the right coverage. */
 	{
 		static const uint8_t good[] = { 0x02, 0x04, 0x00 };
 		ck_assert_int_eq(pcln_builder_set_table_bytes(b, f,
-		    PCLN_TABLE_PCSP, good, sizeof good, &err), 0);
+		    PCLN_TAB_PCSP, good, sizeof good, &err), 0);
 	}
 	pcln_builder_free(b);
 }

@@ -106,7 +106,7 @@ gen_model(struct model *m, uint64_t seed, const pcln_target *t)
 			if (rnd(&s) % 100 >= pct)
 				continue;
 			gen_table(&s, &f->tab[j], f->size, q,
-			    j == PCLN_TABLE_PCFILE, (int)m->nfile);
+			    j == PCLN_TAB_PCFILE, (int)m->nfile);
 			if (j >= 3)
 				f->npcdata = (unsigned)(j - 2);
 		}
@@ -253,14 +253,14 @@ check_line_to_pcs(const pcln_table *t, const struct model *m,
 		const struct mfunc *f = &m->f[i];
 		uint64_t pc;
 		int open = 0;
-		if (f->tab[PCLN_TABLE_PCFILE].n == 0 ||
-		    f->tab[PCLN_TABLE_PCLN].n == 0)
+		if (f->tab[PCLN_TAB_PCFILE].n == 0 ||
+		    f->tab[PCLN_TAB_PCLN].n == 0)
 			continue;
 		for (pc = f->entry; pc < f->entry + f->size;
 		    pc += m->t.quantum) {
 			int32_t fv, lv;
-			int hit = model_value(f, PCLN_TABLE_PCFILE, pc, &fv) ==
-			    0 && model_value(f, PCLN_TABLE_PCLN, pc, &lv) == 0 &&
+			int hit = model_value(f, PCLN_TAB_PCFILE, pc, &fv) ==
+			    0 && model_value(f, PCLN_TAB_PCLN, pc, &lv) == 0 &&
 			    lv == line && line >= 1 && file_match(m->files[fv - 1], file);
 			if (hit && open) {
 				want.r[want.n - 1].end = pc + m->t.quantum;
@@ -411,8 +411,8 @@ check_model(const uint8_t *blob, size_t len, const struct model *m,
 				    f->entry - 1, NULL, NULL), -1);
 		}
 		/* pcln_lookup at every pcln row start. */
-		for (k = 0; k < f->tab[PCLN_TABLE_PCLN].n; k++) {
-			uint64_t pc = f->entry + f->tab[PCLN_TABLE_PCLN].off[k];
+		for (k = 0; k < f->tab[PCLN_TAB_PCLN].n; k++) {
+			uint64_t pc = f->entry + f->tab[PCLN_TAB_PCLN].off[k];
 			int32_t fv, sv;
 			pcln_loc loc;
 			ck_assert_int_eq(pcln_lookup(t, pc, &loc), 0);
@@ -420,12 +420,12 @@ check_model(const uint8_t *blob, size_t len, const struct model *m,
 			ck_assert_uint_eq(loc.entry, f->entry);
 			ck_assert_str_eq(loc.name, f->name);
 			ck_assert_int_eq(loc.line,
-			    f->tab[PCLN_TABLE_PCLN].val[k]);
-			if (model_value(f, PCLN_TABLE_PCFILE, pc, &fv) == 0)
+			    f->tab[PCLN_TAB_PCLN].val[k]);
+			if (model_value(f, PCLN_TAB_PCFILE, pc, &fv) == 0)
 				ck_assert_str_eq(loc.file, m->files[fv - 1]);
 			else
 				ck_assert_ptr_null(loc.file);
-			if (model_value(f, PCLN_TABLE_PCSP, pc, &sv) == 0) {
+			if (model_value(f, PCLN_TAB_PCSP, pc, &sv) == 0) {
 				ck_assert_int_eq(loc.has_sp, 1);
 				ck_assert_int_eq(loc.spdelta, sv);
 			} else
@@ -435,8 +435,8 @@ check_model(const uint8_t *blob, size_t len, const struct model *m,
 	ck_assert_int_eq(pcln_get_func(t, m->nfunc, &(pcln_func){ 0 }), -1);
 	/* Reverse lookups: a line that exists, by full path and suffix. */
 	for (i = 0; i < m->nfunc; i++) {
-		const struct mtab *ln = &m->f[i].tab[PCLN_TABLE_PCLN];
-		const struct mtab *fl = &m->f[i].tab[PCLN_TABLE_PCFILE];
+		const struct mtab *ln = &m->f[i].tab[PCLN_TAB_PCLN];
+		const struct mtab *fl = &m->f[i].tab[PCLN_TAB_PCFILE];
 		if (ln->n > 0 && fl->n > 0) {
 			const char *path = m->files[fl->val[0] - 1];
 			check_line_to_pcs(t, m, path, ln->val[ln->n - 1]);
@@ -609,12 +609,12 @@ START_TEST(test_line_to_pcs_merge)
 	pcln_builder_add_file(b, "a/x.c", &err);
 	pcln_builder_add_file(b, "b/x.c", &err);
 	f = pcln_builder_add_func(b, "f", 0x100, 0x10, 0, 0, &err);
-	pcln_builder_add_point(b, f, PCLN_TABLE_PCFILE, 0, 1, &err);
-	pcln_builder_add_point(b, f, PCLN_TABLE_PCFILE, 8, 2, &err);
-	pcln_builder_add_point(b, f, PCLN_TABLE_PCLN, 0, 7, &err);
+	pcln_builder_add_point(b, f, PCLN_TAB_PCFILE, 0, 1, &err);
+	pcln_builder_add_point(b, f, PCLN_TAB_PCFILE, 8, 2, &err);
+	pcln_builder_add_point(b, f, PCLN_TAB_PCLN, 0, 7, &err);
 	f = pcln_builder_add_func(b, "g", 0x200, 0x10, 0, 0, &err);
-	pcln_builder_add_point(b, f, PCLN_TABLE_PCFILE, 0, 2, &err);
-	pcln_builder_add_point(b, f, PCLN_TABLE_PCLN, 0, 7, &err);
+	pcln_builder_add_point(b, f, PCLN_TAB_PCFILE, 0, 2, &err);
+	pcln_builder_add_point(b, f, PCLN_TAB_PCLN, 0, 7, &err);
 	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
 	t = pcln_open(blob, len, 0, &err);
 	ck_assert_ptr_nonnull(t);
@@ -690,25 +690,25 @@ START_TEST(test_sample_api)
 	ck_assert_int_eq(pcln_get_func(t, 1, &f), 0);
 	ck_assert_str_eq(f.name, "helper");
 	ck_assert_uint_eq(f.npcdata, 3);	/* sparse: only pcdata[2] */
-	ck_assert_uint_eq(pcln_table_offset(t, 1, PCLN_TABLE_PCDATA(0)), 0);
-	ck_assert_uint_eq(pcln_table_offset(t, 1, PCLN_TABLE_PCDATA(1)), 0);
-	ck_assert_uint_ne(pcln_table_offset(t, 1, PCLN_TABLE_PCDATA(2)), 0);
-	ck_assert_uint_eq(pcln_table_offset(t, 1, PCLN_TABLE_PCDATA(3)), 0);
+	ck_assert_uint_eq(pcln_table_offset(t, 1, PCLN_TAB_PCDATA(0)), 0);
+	ck_assert_uint_eq(pcln_table_offset(t, 1, PCLN_TAB_PCDATA(1)), 0);
+	ck_assert_uint_ne(pcln_table_offset(t, 1, PCLN_TAB_PCDATA(2)), 0);
+	ck_assert_uint_eq(pcln_table_offset(t, 1, PCLN_TAB_PCDATA(3)), 0);
 	ck_assert_uint_eq(pcln_table_offset(t, 1, -1), 0);
-	ck_assert_int_eq(pcln_pcvalue(t, 1, PCLN_TABLE_PCDATA(2),
+	ck_assert_int_eq(pcln_pcvalue(t, 1, PCLN_TAB_PCDATA(2),
 	    SAMPLE_BASE + 0x40, &v, &r), 0);
 	ck_assert_int_eq(v, -1);
-	ck_assert_int_eq(pcln_pcvalue(t, 1, PCLN_TABLE_PCDATA(2),
+	ck_assert_int_eq(pcln_pcvalue(t, 1, PCLN_TAB_PCDATA(2),
 	    SAMPLE_BASE + 0x44, &v, &r), 0);
 	ck_assert_int_eq(v, 7);
 	ck_assert_uint_eq(r.end, SAMPLE_BASE + 0x60);
-	ck_assert_int_eq(pcln_rows_begin(&it, t, 1, PCLN_TABLE_PCDATA(0)), 0);
+	ck_assert_int_eq(pcln_rows_begin(&it, t, 1, PCLN_TAB_PCDATA(0)), 0);
 	ck_assert_int_eq(pcln_rows_next(&it, &r), 0);	/* absent: empty */
 	ck_assert_int_eq(pcln_rows_fill(&it, &r, 1), 0);
 	{
 		/* pcln_rows_fill on a table damaged after its first row (an
 		 * overlong varint), opened trusted: that row, then -1. */
-		uint32_t off = pcln_table_offset(t, 1, PCLN_TABLE_PCDATA(2));
+		uint32_t off = pcln_table_offset(t, 1, PCLN_TAB_PCDATA(2));
 		uint8_t *bad = malloc(len);
 		pcln_table *bt;
 		pcln_row rows[4];
@@ -717,7 +717,7 @@ START_TEST(test_sample_api)
 		bt = pcln_open(bad, len, PCLN_OPEN_TRUSTED, NULL);
 		ck_assert_ptr_nonnull(bt);
 		ck_assert_int_eq(pcln_rows_begin(&it, bt, 1,
-		    PCLN_TABLE_PCDATA(2)), 0);
+		    PCLN_TAB_PCDATA(2)), 0);
 		ck_assert_int_eq(pcln_rows_fill(&it, rows, 4), 1);
 		ck_assert_int_eq(rows[0].value, -1);
 		ck_assert_uint_eq(rows[0].start, SAMPLE_BASE + 0x40);
@@ -726,8 +726,8 @@ START_TEST(test_sample_api)
 		pcln_close(bt);
 		free(bad);
 	}
-	ck_assert_int_eq(pcln_rows_begin(&it, t, 1, PCLN_TABLE_PCDATA(3)), -1);
-	ck_assert_int_eq(pcln_rows_begin(&it, t, 9, PCLN_TABLE_PCSP), -1);
+	ck_assert_int_eq(pcln_rows_begin(&it, t, 1, PCLN_TAB_PCDATA(3)), -1);
+	ck_assert_int_eq(pcln_rows_begin(&it, t, 9, PCLN_TAB_PCSP), -1);
 	ck_assert_int_eq(pcln_get_func(t, 4, &f), 0);
 	ck_assert_str_eq(f.name, "\xff\xff\xff\xff\x7f");
 	ck_assert_uint_eq(f.entry, SAMPLE_BASE + 0xc0);

@@ -15,8 +15,6 @@
 #include "pclnrt_format.h"
 #include "dump.h"
 
-static const char *const table_names[3] = { "pcsp", "pcfile", "pcln" };
-
 static const char *
 byteorder(int big)
 {
@@ -175,7 +173,8 @@ dump_summary(dump_input *in, const dump_opts *o)
 		json_key(&j, "tables");
 		json_begin_object(&j);
 		for (k = 0; k < 4; k++) {
-			json_key(&j, k < 3 ? table_names[k] : "pcdata");
+			json_key(&j, k < 3 ? pclnrt_table_name((int)k) :
+			    "pcdata");
 			json_begin_object(&j);
 			json_key(&j, "refs");
 			json_uint(&j, sz.refs[k]);
@@ -245,7 +244,7 @@ dump_summary(dump_input *in, const dump_opts *o)
 	printf("pc-value tables (references, distinct):\n");
 	for (k = 0; k < 4; k++)
 		printf("  %-10s %8" PRIu64 " %8" PRIu64 "\n",
-		    k < 3 ? table_names[k] : "pcdata", sz.refs[k],
+		    k < 3 ? pclnrt_table_name((int)k) : "pcdata", sz.refs[k],
 		    sz.distinct[k]);
 	if (sz.ninlnames > 0)
 		printf("distinct names: %" PRIu64 " function (%" PRIu64
@@ -379,7 +378,7 @@ rows(dump_input *in, json *j, int js, size_t i, int tab, uint32_t off)
 	while ((rc = pcln_rows_next(&it, &row)) > 0) {
 		const char *fname = NULL;
 
-		if (tab == PCLN_TABLE_PCFILE && row.value > 0)
+		if (tab == PCLN_TAB_PCFILE && row.value > 0)
 			fname = pcln_file_name(in->t, (uint32_t)row.value);
 		if (js) {
 			json_begin_object(j);
@@ -389,7 +388,7 @@ rows(dump_input *in, json *j, int js, size_t i, int tab, uint32_t off)
 			json_hex(j, row.end);
 			json_key(j, "value");
 			json_int(j, row.value);
-			if (tab == PCLN_TABLE_PCFILE) {
+			if (tab == PCLN_TAB_PCFILE) {
 				json_key(j, "file");
 				json_string(j, fname);
 			}
@@ -443,7 +442,7 @@ detail(dump_input *in, json *j, int js, size_t i)
 		json_key(j, "funcoff");
 		json_hex(j, f.funcoff);
 		for (k = 0; k < 3; k++) {
-			json_key(j, table_names[k]);
+			json_key(j, pclnrt_table_name((int)k));
 			json_begin_object(j);
 			if ((r = rows(in, j, 1, i, (int)k, f.tab_off[k])) != 0)
 				rc = r;
@@ -452,7 +451,7 @@ detail(dump_input *in, json *j, int js, size_t i)
 		json_key(j, "pcdata");
 		json_begin_array(j);
 		for (k = 0; k < f.npcdata; k++) {
-			int tab = PCLN_TABLE_PCDATA((int)k);
+			int tab = PCLN_TAB_PCDATA((int)k);
 			json_begin_object(j);
 			json_key(j, "index");
 			json_uint(j, k);
@@ -486,16 +485,16 @@ detail(dump_input *in, json *j, int js, size_t i)
 	printf("  Func at: 0x%" PRIx32 "\n", f.funcoff);
 	for (k = 0; k < 3; k++) {
 		if (f.tab_off[k] == 0) {
-			printf("  %s: none\n", table_names[k]);
+			printf("  %s: none\n", pclnrt_table_name((int)k));
 			continue;
 		}
-		printf("  %s (table at 0x%" PRIx32 "):\n", table_names[k],
-		    f.tab_off[k]);
+		printf("  %s (table at 0x%" PRIx32 "):\n",
+		    pclnrt_table_name((int)k), f.tab_off[k]);
 		if ((r = rows(in, j, 0, i, (int)k, f.tab_off[k])) != 0)
 			rc = r;
 	}
 	for (k = 0; k < f.npcdata; k++) {
-		int tab = PCLN_TABLE_PCDATA((int)k);
+		int tab = PCLN_TAB_PCDATA((int)k);
 		uint32_t off = pcln_table_offset(in->t, i, tab);
 		if (off == 0) {
 			printf("  pcdata[%" PRIu32 "]: none\n", k);
@@ -650,7 +649,7 @@ lookup_one(dump_input *in, json *j, int js, uint64_t pc)
 	for (k = 0; k < f.npcdata; k++) {
 		int32_t v;
 		int ok = pcln_pcvalue(in->t, (size_t)loc.func,
-		    PCLN_TABLE_PCDATA((int)k), pc, &v, NULL) == 0;
+		    PCLN_TAB_PCDATA((int)k), pc, &v, NULL) == 0;
 		if (js) {
 			if (ok)
 				json_int(j, v);

@@ -18,7 +18,8 @@
 
 const char *const dump_part_names[PART_N] = {
 	"header", "functab", "funcs", "funcnames", "filetab", "filenames",
-	"pcsp", "pcfile", "pcln", "pcdata", "padding", "trailer"
+	PCLN_TAB_NAME_PCSP, PCLN_TAB_NAME_PCFILE, PCLN_TAB_NAME_PCLN,
+	"pcdata", "padding", "trailer"
 };
 
 /* A reference to a blob object: its offset and the kind that names it. */
@@ -187,7 +188,7 @@ dump_compute_sizes(const dump_input *in, dump_sizes *sz, pcln_err *err)
 		}
 		for (k = 0; k < f.npcdata; k++) {
 			uint32_t off = pcln_table_offset(t, i,
-			    PCLN_TABLE_PCDATA((int)k));
+			    PCLN_TAB_PCDATA((int)k));
 			if (off == 0)
 				continue;
 			sz->refs[3]++;

@@ -151,7 +151,7 @@ write_map(FILE *fp, const pcln_link *l, const uint8_t *blob, size_t bloblen)
 		if (pcln_get_func(t, i, &bf) == 0)
 			for (k = 0; k < (int)bf.npcdata; k++) {
 				uint32_t off = pcln_table_offset(t, i,
-				    PCLN_TABLE_PCDATA(k));
+				    PCLN_TAB_PCDATA(k));
 				if (off == 0)
 					continue;
 				tabcol(col[0], sizeof col[0], off, table_len(blob,
@@ -172,8 +172,9 @@ print_build_stats(const pcln_build_stats *b)
 	const struct { const char *name; size_t n; } parts[] = {
 		{ "header", b->header }, { "functab", b->functab },
 		{ "funcs", b->funcs }, { "names", b->names },
-		{ "filetab", b->filetab }, { "pcsp", b->pcsp },
-		{ "pcfile", b->pcfile }, { "pcln", b->pcln },
+		{ "filetab", b->filetab }, { PCLN_TAB_NAME_PCSP, b->pcsp },
+		{ PCLN_TAB_NAME_PCFILE, b->pcfile },
+		{ PCLN_TAB_NAME_PCLN, b->pcln },
 		{ "pcdata", b->pcdata }, { "padding", b->padding },
 		{ "trailer", b->trailer }, { "total", b->total },
 	};

@@ -336,7 +336,7 @@ import_table(struct gotab *g, pcln_builder *b, long f, int tab, uint32_t off,
 			continue;	/* an empty row says nothing */
 		if (s.pc - entry >= size)
 			break;
-		if (tab == PCLN_TABLE_PCFILE) {
+		if (tab == PCLN_TAB_PCFILE) {
 			long n = map_file(g, b, cuoff, v, err);
 			if (n < 0)
 				return -1;
@@ -362,10 +362,6 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 	uint32_t nfuncdata = 0, j;
 	const char *name;
 	long f;
-	/* size comes from pcsp, then pcln, then pcfile (format section 7) */
-	static const int order[3] = { PCLN_TABLE_PCSP, PCLN_TABLE_PCLN,
-	    PCLN_TABLE_PCFILE };
-	static const char *const tnames[3] = { "pcsp", "pcfile", "pcln" };
 
 	if (rdft(g, i, 0, &entry, err) < 0 || rdft(g, i + 1, 0, &next,
 	    err) < 0 || rdft(g, i, 1, &fo, err) < 0)
@@ -419,12 +415,13 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 	    "Func pcdata offsets", err) < 0)
 		return -1;
 
-	/* Extent of every present table; the first of pcsp, pcln, pcfile,
-	 * pcdata that is present and nonempty gives the size. */
+	/* Extent of every present table; the first present and nonempty
+	 * one in the sizing order (pclnrt_sizing_table: pcsp, pcln, pcfile,
+	 * pcdata) gives the size. */
 	for (j = 0; j < 3 && size == 0; j++) {
-		uint32_t off = tabs[order[j]];
-		if (off != 0 && table_extent(g, off, entry,
-		    tnames[order[j]], name, &size, err) < 0)
+		int t = (int)pclnrt_sizing_table(j);
+		if (tabs[t] != 0 && table_extent(g, tabs[t], entry,
+		    pclnrt_table_name(t), name, &size, err) < 0)
 			return -1;
 	}
 	for (j = 0; j < npcdata && size == 0; j++) {
@@ -451,8 +448,8 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 		uint64_t ext;
 		if (tabs[j] == 0)
 			continue;
-		if (table_extent(g, tabs[j], entry, tnames[j], name, &ext,
-		    err) < 0 || import_table(g, b, f, (int)j, tabs[j], entry,
+		if (table_extent(g, tabs[j], entry, pclnrt_table_name((int)j),
+		    name, &ext, err) < 0 || import_table(g, b, f, (int)j, tabs[j], entry,
 		    size, cuoff, maxfile, err) < 0)
 			return -1;
 	}
@@ -463,7 +460,7 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 		if (off == 0)
 			continue;
 		if (table_extent(g, off, entry, "pcdata", name, &ext,
-		    err) < 0 || import_table(g, b, f, PCLN_TABLE_PCDATA(j), off,
+		    err) < 0 || import_table(g, b, f, PCLN_TAB_PCDATA(j), off,
 		    entry, size, cuoff, maxfile, err) < 0)
 			return -1;
 	}

@@ -335,12 +335,22 @@ bad_number(desc_reader *r, pcln_err *err, int rc, const char *what,
 static void
 table_name(int table, char *buf, size_t n)
 {
-	static const char *const names[] = { "pcsp", "pcfile", "pcln" };
-
 	if (table < 3)
-		snprintf(buf, n, "%s", names[table]);
+		snprintf(buf, n, "%s", pclnrt_table_name(table));
 	else
 		snprintf(buf, n, "pcdata %d", table - 3);
+}
+
+/* The number of the table named KW (pcsp, pcfile, pcln), else -1. */
+static int
+name_table(const char *kw)
+{
+	int t;
+
+	for (t = PCLN_TAB_PCSP; t <= PCLN_TAB_PCLN; t++)
+		if (strcmp(kw, pclnrt_table_name(t)) == 0)
+			return t;
+	return -1;
 }
 
 static void
@@ -635,7 +645,7 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 		    "%s of function %s already given as hex bytes", tn,
 		    r->fname);
 	if (pclni_grow(&r->pts, &r->ptcap, r->ntoks - first, sizeof *r->pts) < 0 ||
-	    (table == PCLN_TABLE_PCFILE && pclni_grow(&r->paths, &r->pathcap,
+	    (table == PCLN_TAB_PCFILE && pclni_grow(&r->paths, &r->pathcap,
 	    r->ntoks - first, sizeof *r->paths) < 0))
 		return desc_error(err, PCLN_ENOMEM, r->name, r->lineno,
 		    "out of memory");
@@ -648,7 +658,7 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 		if (colon == NULL || colon == s)
 			return desc_error(err, PCLN_ESYNTAX, r->name,
 			    r->lineno, "%s: bad point '%s' (expected "
-			    "PCOFF:%s)", tn, s, table == PCLN_TABLE_PCFILE ?
+			    "PCOFF:%s)", tn, s, table == PCLN_TAB_PCFILE ?
 			    "PATH" : "VALUE");
 		*colon = 0;
 		if ((rc = parse_u64(s, &pt->pcoff)) < 0)
@@ -672,7 +682,7 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 			    (unsigned long long)r->last[table]);
 		r->state[table] = 1;
 		r->last[table] = pt->pcoff;
-		if (table == PCLN_TABLE_PCFILE) {
+		if (table == PCLN_TAB_PCFILE) {
 			if (colon[1] == 0)
 				return desc_error(err, PCLN_ESYNTAX, r->name,
 				    r->lineno, "pcfile: empty path at pc "
@@ -770,7 +780,7 @@ desc_next(desc_reader *r, struct desc_stmt *st, pcln_err *err)
 	for (;;) {
 		const char *kw;
 		size_t len;
-		int rc;
+		int rc, table;
 
 		if ((rc = read_line(r, &len, err)) < 0)
 			return -1;
@@ -807,10 +817,7 @@ desc_next(desc_reader *r, struct desc_stmt *st, pcln_err *err)
 				end_func(r);
 				st->kind = DESC_END;
 			}
-		} else if (strcmp(kw, "pcsp") == 0 ||
-		    strcmp(kw, "pcfile") == 0 || strcmp(kw, "pcln") == 0) {
-			int table = kw[2] == 's' ? PCLN_TABLE_PCSP :
-			    kw[2] == 'f' ? PCLN_TABLE_PCFILE : PCLN_TABLE_PCLN;
+		} else if ((table = name_table(kw)) >= 0) {
 			if ((rc = need_func(r, kw, err)) == 0)
 				rc = parse_table(r, st, table, 1, err);
 		} else if (strcmp(kw, "pcdata") == 0) {
@@ -828,7 +835,7 @@ desc_next(desc_reader *r, struct desc_stmt *st, pcln_err *err)
 					    "0 to 1023");
 				else
 					rc = parse_table(r, st,
-					    PCLN_TABLE_PCDATA((int)idx), 2,
+					    PCLN_TAB_PCDATA((int)idx), 2,
 					    err);
 			}
 		} else if (strcmp(kw, "funcdata") == 0)

@@ -56,7 +56,7 @@ struct desc_stmt {
 	int isref;
 	int64_t refoff;
 	unsigned idx;
-	/* POINTS/HEX: table number (PCLN_TABLE_*). */
+	/* POINTS/HEX: table number (PCLN_TAB_*). */
 	int table;
 	struct desc_point *pts;
 	size_t npts;

@@ -604,7 +604,7 @@ pcfile_hex(pcln_link *l, const struct filemap *m, uint32_t input,
 			    (unsigned long long)s.pc);
 		if (s.nextpc > f->size)
 			break;
-		if (pcln_builder_add_point(l->b, f->handle, PCLN_TABLE_PCFILE,
+		if (pcln_builder_add_point(l->b, f->handle, PCLN_TAB_PCFILE,
 		    s.pc, (int32_t)m->num[v], &berr) < 0)
 			return wrap(l, input, st->line, &berr, err);
 	}
@@ -670,7 +670,7 @@ pass2(pcln_link *l, pcln_err *err)
 			else if (st.kind == DESC_POINTS) {
 				for (k = 0; k < st.npts && rc == 0; k++) {
 					int32_t v = st.pts[k].value;
-					if (st.table == PCLN_TABLE_PCFILE) {
+					if (st.table == PCLN_TAB_PCFILE) {
 						long n = pcln_builder_add_file(
 						    l->b, st.paths[v], &berr);
 						if (n < 0) {
@@ -688,7 +688,7 @@ pass2(pcln_link *l, pcln_err *err)
 						    &berr, err);
 				}
 			} else if (st.kind == DESC_HEX &&
-			    st.table == PCLN_TABLE_PCFILE)
+			    st.table == PCLN_TAB_PCFILE)
 				rc = pcfile_hex(l, &fm, in, f, &st, err);
 			else if (st.kind == DESC_HEX) {
 				if (pcln_builder_set_table_bytes(l->b,

@@ -49,8 +49,8 @@ make_blob(size_t *len)
 	pcln_builder *b = pcln_builder_new(&t, NULL);
 	uint8_t *blob;
 	long v, c, m;
-	const int CFA = PCLN_TABLE_PCDATA(PCLN_PCDATA_CFA);
-	const int SAVE = PCLN_TABLE_PCDATA(PCLN_PCDATA_FPSAVE);
+	const int CFA = PCLN_TAB_PCDATA(PCLN_PCDATA_CFA);
+	const int SAVE = PCLN_TAB_PCDATA(PCLN_PCDATA_FPSAVE);
 
 	ck_assert_ptr_nonnull(b);
 	v = pcln_builder_add_func(b, "V", 0x2000, 0x40, 0, 0, NULL);
@@ -58,20 +58,20 @@ make_blob(size_t *len)
 	m = pcln_builder_add_func(b, "M", 0x4000, 0x40, 0, 0, NULL);
 #define PT(f, tab, off, val) \
 	ck_assert_int_eq(pcln_builder_add_point(b, f, tab, off, val, NULL), 0)
-	PT(v, PCLN_TABLE_PCSP, 0, 0);
-	PT(v, PCLN_TABLE_PCSP, 1, 8);
-	PT(v, PCLN_TABLE_PCSP, 4, PCLN_PCSP_UNKNOWN);
+	PT(v, PCLN_TAB_PCSP, 0, 0);
+	PT(v, PCLN_TAB_PCSP, 1, 8);
+	PT(v, PCLN_TAB_PCSP, 4, PCLN_PCSP_UNKNOWN);
 	PT(v, CFA, 0, 0);
 	PT(v, CFA, 4, 16);
 	PT(v, SAVE, 0, 0);
 	PT(v, SAVE, 1, 16);
-	PT(c, PCLN_TABLE_PCSP, 0, 0);
-	PT(c, PCLN_TABLE_PCSP, 1, 8);
-	PT(c, PCLN_TABLE_PCSP, 5, 16);
+	PT(c, PCLN_TAB_PCSP, 0, 0);
+	PT(c, PCLN_TAB_PCSP, 1, 8);
+	PT(c, PCLN_TAB_PCSP, 5, 16);
 	PT(c, SAVE, 0, 0);
 	PT(c, SAVE, 1, 16);
-	PT(m, PCLN_TABLE_PCSP, 0, 0);
-	PT(m, PCLN_TABLE_PCSP, 4, PCLN_PCSP_UNKNOWN);
+	PT(m, PCLN_TAB_PCSP, 0, 0);
+	PT(m, PCLN_TAB_PCSP, 4, PCLN_PCSP_UNKNOWN);
 	PT(m, CFA, 0, 0);
 	PT(m, CFA, 4, 16);
 #undef PT

@@ -60,18 +60,18 @@ make_builder(int32_t badvalue)
 	    NULL), 0);
 #define PT(f, tab, off, v) \
 	ck_assert_int_eq(pcln_builder_add_point(b, f, tab, off, v, NULL), 0)
-	PT(a, PCLN_TABLE_PCSP, 0, 0);
-	PT(a, PCLN_TABLE_PCFILE, 0, (int32_t)fa);
-	PT(a, PCLN_TABLE_PCLN, 0, 5);
-	PT(a, PCLN_TABLE_PCDATA(PCLN_PCDATA_INLTREE), 0, -1);
-	PT(a, PCLN_TABLE_PCDATA(PCLN_PCDATA_INLTREE), 0x10, (int32_t)o);
-	PT(a, PCLN_TABLE_PCDATA(PCLN_PCDATA_INLTREE), 0x20, (int32_t)in);
-	PT(a, PCLN_TABLE_PCDATA(PCLN_PCDATA_INLTREE), 0x30, -1);
+	PT(a, PCLN_TAB_PCSP, 0, 0);
+	PT(a, PCLN_TAB_PCFILE, 0, (int32_t)fa);
+	PT(a, PCLN_TAB_PCLN, 0, 5);
+	PT(a, PCLN_TAB_PCDATA(PCLN_PCDATA_INLTREE), 0, -1);
+	PT(a, PCLN_TAB_PCDATA(PCLN_PCDATA_INLTREE), 0x10, (int32_t)o);
+	PT(a, PCLN_TAB_PCDATA(PCLN_PCDATA_INLTREE), 0x20, (int32_t)in);
+	PT(a, PCLN_TAB_PCDATA(PCLN_PCDATA_INLTREE), 0x30, -1);
 	if (badvalue != 0)
-		PT(a, PCLN_TABLE_PCDATA(PCLN_PCDATA_INLTREE), 0x38, badvalue);
-	PT(bf, PCLN_TABLE_PCSP, 0, 0);
-	PT(c, PCLN_TABLE_PCSP, 0, 0);
-	PT(c, PCLN_TABLE_PCDATA(PCLN_PCDATA_INLTREE), 0, 0);
+		PT(a, PCLN_TAB_PCDATA(PCLN_PCDATA_INLTREE), 0x38, badvalue);
+	PT(bf, PCLN_TAB_PCSP, 0, 0);
+	PT(c, PCLN_TAB_PCSP, 0, 0);
+	PT(c, PCLN_TAB_PCDATA(PCLN_PCDATA_INLTREE), 0, 0);
 #undef PT
 	return b;
 }

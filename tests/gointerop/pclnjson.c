@@ -49,7 +49,7 @@ rows(const pcln_table *t, size_t i, int table)
 	while ((rc = pcln_rows_next(&it, &r)) == 1) {
 		printf("%s[%" PRIu64 ",%" PRIu64 ",", n++ ? "," : "", r.start,
 		    r.end);
-		if (table == PCLN_TABLE_PCFILE) {
+		if (table == PCLN_TAB_PCFILE) {
 			const char *name = pcln_file_name(t, (uint32_t)r.value);
 			if (name == NULL)
 				return -1;
@@ -93,12 +93,12 @@ dump(const pcln_table *t)
 		    PRIu64 ",\"args\":%" PRId32 ",\"frame\":%" PRId32
 		    ",\"has_pcfile\":%s,\"has_pcln\":%s,\"pcfile\":[", f.entry,
 		    f.end, f.next, f.args, f.frame,
-		    f.tab_off[PCLN_TABLE_PCFILE] ? "true" : "false",
-		    f.tab_off[PCLN_TABLE_PCLN] ? "true" : "false");
-		if (rows(t, i, PCLN_TABLE_PCFILE) < 0)
+		    f.tab_off[PCLN_TAB_PCFILE] ? "true" : "false",
+		    f.tab_off[PCLN_TAB_PCLN] ? "true" : "false");
+		if (rows(t, i, PCLN_TAB_PCFILE) < 0)
 			return -1;
 		printf("],\"pcln\":[");
-		if (rows(t, i, PCLN_TABLE_PCLN) < 0)
+		if (rows(t, i, PCLN_TAB_PCLN) < 0)
 			return -1;
 		printf("]}");
 	}

@@ -43,18 +43,18 @@ table(pcln_builder *b, long f, int tab, uint32_t size, unsigned q,
 	pcln_err err;
 	uint32_t k;
 
-	if (tab == PCLN_TABLE_PCLN && rnd(6) == 0)
+	if (tab == PCLN_TAB_PCLN && rnd(6) == 0)
 		off = q * rnd(size / q);	/* line -1 before the first */
 	for (k = 0; k < n && off < size; k++) {
 		int32_t val;
 		switch (tab) {
-		case PCLN_TABLE_PCSP:
+		case PCLN_TAB_PCSP:
 			val = k == 0 ? 0 : (int32_t)(8 * rnd(64));
 			break;
-		case PCLN_TABLE_PCFILE:
+		case PCLN_TAB_PCFILE:
 			val = 1 + (int32_t)rnd((uint32_t)nfile);
 			break;
-		case PCLN_TABLE_PCLN:
+		case PCLN_TAB_PCLN:
 			v += rnd(8) == 0 ? (int32_t)rnd(1u << 20) :
 			    (int32_t)rnd(20) - 5;
 			if (v < 1)
@@ -143,7 +143,7 @@ main(int argc, char **argv)
 				table(b, f, tab, size, t.quantum, nfile);
 		}
 		for (k = 0; k < (long)rnd(3); k++)
-			table(b, f, PCLN_TABLE_PCDATA(k), size, t.quantum,
+			table(b, f, PCLN_TAB_PCDATA(k), size, t.quantum,
 			    nfile);
 		for (k = 0; k < (long)rnd(3); k++)
 			if (pcln_builder_set_funcdata(b, f, (unsigned)k,

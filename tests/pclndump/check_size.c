@@ -47,7 +47,7 @@ make(const struct size_case *c)
 {
 	pcln_builder *b = pcln_builder_new(&c->target, NULL);
 	long m, h, fa, fb, x;
-	int inl = PCLN_TABLE_PCDATA(PCLN_PCDATA_INLTREE);
+	int inl = PCLN_TAB_PCDATA(PCLN_PCDATA_INLTREE);
 
 	ck_assert_ptr_nonnull(b);
 	m = pcln_builder_add_func(b, "main", 0x1000, 0x40, 0, 8, NULL);
@@ -57,14 +57,14 @@ make(const struct size_case *c)
 	ck_assert(m == 0 && h == 1 && fa == 1 && fb == 2);
 #define PT(f, tab, off, v) \
 	ck_assert_int_eq(pcln_builder_add_point(b, f, tab, off, v, NULL), 0)
-	PT(m, PCLN_TABLE_PCSP, 0, 0);
-	PT(m, PCLN_TABLE_PCFILE, 0, fa);
-	PT(m, PCLN_TABLE_PCFILE, 0x10, fb);
-	PT(m, PCLN_TABLE_PCLN, 0, 10);
-	PT(m, PCLN_TABLE_PCLN, 0x10, 3);
-	PT(h, PCLN_TABLE_PCSP, 0, 0);
-	PT(h, PCLN_TABLE_PCFILE, 0, fb);
-	PT(h, PCLN_TABLE_PCLN, 0, 20);
+	PT(m, PCLN_TAB_PCSP, 0, 0);
+	PT(m, PCLN_TAB_PCFILE, 0, fa);
+	PT(m, PCLN_TAB_PCFILE, 0x10, fb);
+	PT(m, PCLN_TAB_PCLN, 0, 10);
+	PT(m, PCLN_TAB_PCLN, 0x10, 3);
+	PT(h, PCLN_TAB_PCSP, 0, 0);
+	PT(h, PCLN_TAB_PCFILE, 0, fb);
+	PT(h, PCLN_TAB_PCLN, 0, 20);
 	if (c->inlines) {
 		ck_assert_int_eq(pcln_builder_add_inline(b, m, -1, "helper",
 		    fa, 11, NULL), 0);
