@@ -725,6 +725,10 @@ pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
  * ends in *OUT and return 0, or return -1 if it is damaged or a row ends
  * beyond LIMIT.  At most END - P steps.
  *
+ * pclnrt_table_size: the encoded bytes of the table at P, its
+ * terminating 0 included (up to where decoding stops if it is damaged;
+ * nothing at or past END is read).
+ *
  * pclnrt_func_end: the end, without FUNCSIZE, of the function at ENTRY
  * whose Func record is at FUNCOFF of B[0..LEN) (its fixed part, the
  * PCLN_FUNC_SIZE(PS) bytes, inside the blob; the caller checked), the
@@ -754,6 +758,17 @@ pclnrt_table_end(const uint8_t *p, const uint8_t *end, uint64_t entry,
 		return -1;
 	*out = s.nextpc;
 	return 0;
+}
+
+static inline uint64_t
+pclnrt_table_size(const uint8_t *p, const uint8_t *end, uint32_t q)
+{
+	struct pclnrt_pcstep s;
+
+	pclnrt_pcstep_init(&s, p, end, 0, q);
+	while (pclnrt_pcstep(&s) > 0)
+		;
+	return (uint64_t)(s.p - p);
 }
 
 static inline int

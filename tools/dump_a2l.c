@@ -70,47 +70,25 @@ isspace_c(int c)
 	    c == '\r';
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* strtoull(S, END, 16) as glibc does it: leading space, a sign, an
- * optional 0x, saturation; *END = S when there are no digits. */
+/* strtoull(S, END, 16) (leading space, a sign, an optional 0x,
+ * saturation; *END = S when there are no digits), but a '-' only if
+ * ALLOW_MINUS.  pclndump keeps the C locale, so the digits are ASCII. */
 static uint64_t
 scan16(const char *s, const char **end, int allow_minus)
 {
 	const char *p = s;
-	uint64_t v = 0;
-	int neg = 0, any = 0, over = 0;
+	char *e;
+	uint64_t v;
 
 	while (isspace_c((unsigned char)*p))
 		p++;
-	if (*p == '+' || (allow_minus && *p == '-'))
-		neg = *p++ == '-';
-	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && hexval(p[2]) >= 0)
-		p += 2;
-	for (; hexval((unsigned char)*p) >= 0; p++) {
-		if (v > UINT64_MAX >> 4)
-			over = 1;
-		v = v << 4 | (uint64_t)hexval((unsigned char)*p);
-		any = 1;
-	}
-	if (!any) {
+	if (*p == '-' && !allow_minus) {
 		*end = s;
 		return 0;
 	}
-	*end = p;
-	if (over)
-		return UINT64_MAX;
-	return neg ? 0 - v : v;
+	v = strtoull(s, &e, 16);
+	*end = e;
+	return v;
 }
 
 static int

@@ -65,201 +65,295 @@ go_release(int layout)
 	}
 }
 
+/* One value of the summary, described once for both outputs: its JSON
+ * key (NULL: text only), its kind and value, and the text around it
+ * (BEFORE NULL: JSON only).  A text line is its fields' BEFORE, value
+ * and AFTER in order; the field whose AFTER ends in a newline ends it. */
+enum { F_UINT, F_HEX, F_HEX8, F_HEX16, F_STR };
+
+struct field {
+	const char *key;
+	int kind;
+	uint64_t u;		/* F_UINT, F_HEX* */
+	const char *s;		/* F_STR */
+	const char *before, *after;
+};
+
+#define UINT_F(k, v, b, a)	{ k, F_UINT, (uint64_t)(v), NULL, b, a }
+#define HEX_F(k, v, b, a)	{ k, F_HEX, (uint64_t)(v), NULL, b, a }
+#define STR_F(k, v, b, a)	{ k, F_STR, 0, v, b, a }
+#define NFIELDS(a)		(sizeof (a) / sizeof (a)[0])
+
 static void
-json_container(json *j, const dump_input *in)
+text_fields(const struct field *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++, f++) {
+		if (f->before == NULL)
+			continue;
+		fputs(f->before, stdout);
+		switch (f->kind) {
+		case F_UINT:	printf("%" PRIu64, f->u); break;
+		case F_HEX:	printf("0x%" PRIx64, f->u); break;
+		case F_HEX8:	printf("0x%08" PRIx64, f->u); break;
+		case F_HEX16:	printf("0x%016" PRIx64, f->u); break;
+		default:	fputs(f->s, stdout); break;
+		}
+		fputs(f->after, stdout);
+	}
+}
+
+static void
+json_fields(json *j, const struct field *f, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++, f++) {
+		if (f->key == NULL)
+			continue;
+		json_key(j, f->key);
+		if (f->kind == F_UINT)
+			json_uint(j, f->u);
+		else if (f->kind == F_STR)
+			json_string(j, f->s);
+		else
+			json_hex(j, f->u);
+	}
+}
+
+/* The summary's parts, each a list of fields. */
+struct summary {
+	struct field cont[8];	/* the container */
+	size_t ncont;
+	struct field go[2];	/* a Go table's source, if converted */
+	struct field hdr[10];	/* the header */
+	struct field trl[4];	/* the trailer's footer */
+	uint32_t nsect;
+	const char *plural;
+};
+
+static void
+summary_fields(const dump_input *in, struct summary *m)
+{
+	const pcln_info *fi = &in->info;
+	const struct field elf[] = {
+		STR_F("kind", "elf", NULL, NULL),
+		UINT_F("elfclass", in->elf.elfclass, "container:     ELF", " "),
+		STR_F("byteorder", byteorder(in->elf.bigendian), "",
+		    ", section "),
+		STR_F("section", in->sec.name, "", " (index "),
+		UINT_F("index", in->sec.index, "", ", address "),
+		HEX_F("address", in->sec.addr, "", ", file offset "),
+		HEX_F("offset", in->sec.offset, "", ", "),
+		UINT_F("size", in->sec.size, "", " bytes)\n"),
+	};
+	const struct field raw[] = {
+		STR_F("kind", "raw", NULL, NULL),
+		UINT_F("size", in->filelen, "container:     raw blob (",
+		    " bytes)\n"),
+	};
+	const struct field go[] = {
+		STR_F("release", go_release(in->go.layout),
+		    "source:        Go ", " pclntab (magic "),
+		{ "magic", F_HEX8, in->go.magic, NULL, "",
+		    "), converted to pcln\n" },
+	};
+	const struct field hdr[] = {
+		{ "magic", F_HEX8, PCLN_GO12_MAGIC, NULL,
+		    "format:        Go 1.2 pclntab (magic ", "), " },
+		STR_F("byteorder", byteorder(fi->target.bigendian), "", "\n"),
+		UINT_F("ptrsize", fi->target.ptrsize, "pointer size:  ", "\n"),
+		UINT_F("quantum", fi->target.quantum, "pc quantum:    ", "\n"),
+		UINT_F("nfunc", fi->nfunc, "functions:     ", "\n"),
+		UINT_F("nfile", fi->nfile, "files:         ", "\n"),
+		HEX_F("text_start", fi->text_start, "text:          [", ", "),
+		HEX_F("text_end", fi->text_end, "", ")\n"),
+		UINT_F("go12size", fi->go12size, "Go 1.2 part:   ", " bytes\n"),
+		HEX_F("filetab_offset", fi->filetab_off,
+		    "file table:    at offset ", "\n"),
+	};
+
+	m->nsect = dump_trailer_nsect(in);
+	m->plural = m->nsect == 1 ? "" : "s";
+	{
+		const struct field trl[] = {
+			UINT_F("version", fi->trailer_version,
+			    "trailer:       version ", ", "),
+			UINT_F(NULL, m->nsect, "", " section"),
+			STR_F(NULL, m->plural, "", ", checksum "),
+			{ "checksum", F_HEX16, fi->checksum, NULL, "", "\n" },
+		};
+		memcpy(m->trl, trl, sizeof trl);
+	}
+	if (in->is_elf) {
+		memcpy(m->cont, elf, sizeof elf);
+		m->ncont = NFIELDS(elf);
+	} else {
+		memcpy(m->cont, raw, sizeof raw);
+		m->ncont = NFIELDS(raw);
+	}
+	memcpy(m->go, go, sizeof go);
+	memcpy(m->hdr, hdr, sizeof hdr);
+}
+
+/* Trailer directory entry I: tag, name, offset, size. */
+static void
+section_fields(const dump_input *in, uint32_t i, struct field f[4])
+{
+	uint32_t tag, off, size;
+
+	dump_trailer_entry(in, i, &tag, &off, &size);
+	{
+		const struct field e[] = {
+			UINT_F("tag", tag, "  section ", " ("),
+			STR_F("name", sect_name(tag), "", "): offset "),
+			HEX_F("offset", off, "", ", "),
+			UINT_F("size", size, "", " bytes\n"),
+		};
+		memcpy(f, e, sizeof e);
+	}
+}
+
+static void
+json_container(json *j, const dump_input *in, const struct summary *m)
 {
 	json_key(j, "container");
 	json_begin_object(j);
-	json_key(j, "kind");
-	json_string(j, in->is_elf ? "elf" : "raw");
-	if (in->is_elf) {
-		json_key(j, "elfclass");
-		json_uint(j, in->elf.elfclass);
-		json_key(j, "byteorder");
-		json_string(j, byteorder(in->elf.bigendian));
-		json_key(j, "section");
-		json_string(j, in->sec.name);
-		json_key(j, "index");
-		json_uint(j, in->sec.index);
-		json_key(j, "address");
-		json_hex(j, in->sec.addr);
-		json_key(j, "offset");
-		json_hex(j, in->sec.offset);
-	}
-	json_key(j, "size");
-	json_uint(j, in->is_elf ? (uint64_t)in->sec.size : in->filelen);
+	json_fields(j, m->cont, m->ncont);
 	if (in->is_go) {
 		json_key(j, "go_source");
 		json_begin_object(j);
-		json_key(j, "release");
-		json_string(j, go_release(in->go.layout));
-		json_key(j, "magic");
-		json_hex(j, in->go.magic);
+		json_fields(j, m->go, NFIELDS(m->go));
 		json_end_object(j);
 	}
 	json_end_object(j);
 }
 
+static void
+summary_json(const dump_input *in, const struct summary *m,
+    const dump_sizes *sz)
+{
+	struct field sf[4];
+	json j;
+	uint32_t i;
+	int k;
+
+	json_init(&j, stdout, 1);
+	json_begin_object(&j);
+	json_key(&j, "file");
+	json_string(&j, in->path);
+	json_container(&j, in, m);
+	json_fields(&j, m->hdr, NFIELDS(m->hdr));
+	json_key(&j, "trailer");
+	if (!in->info.has_trailer) {
+		json_null(&j);
+	} else {
+		json_begin_object(&j);
+		json_fields(&j, m->trl, NFIELDS(m->trl));
+		json_key(&j, "sections");
+		json_begin_array(&j);
+		for (i = 0; i < m->nsect; i++) {
+			section_fields(in, i, sf);
+			json_begin_object(&j);
+			json_fields(&j, sf, NFIELDS(sf));
+			json_end_object(&j);
+		}
+		json_end_array(&j);
+		json_end_object(&j);
+	}
+	json_key(&j, "tables");
+	json_begin_object(&j);
+	for (k = 0; k < 4; k++) {
+		json_key(&j, k < 3 ? pclnrt_table_name(k) : "pcdata");
+		json_begin_object(&j);
+		json_key(&j, "refs");
+		json_uint(&j, sz->refs[k]);
+		json_key(&j, "distinct");
+		json_uint(&j, sz->distinct[k]);
+		json_end_object(&j);
+	}
+	json_end_object(&j);
+	json_key(&j, "names");
+	json_begin_object(&j);
+	json_key(&j, "functions");
+	json_uint(&j, sz->nfuncnames);
+	json_key(&j, "files");
+	json_uint(&j, sz->nfilenames);
+	json_end_object(&j);
+	json_key(&j, "sizes");
+	json_begin_object(&j);
+	for (k = 0; k < PART_N; k++) {
+		json_key(&j, dump_part_names[k]);
+		json_uint(&j, sz->bytes[k]);
+	}
+	json_key(&j, "total");
+	json_uint(&j, sz->total);
+	json_end_object(&j);
+	json_end_object(&j);
+	json_end_document(&j);
+}
+
+static void
+summary_text(const dump_input *in, const struct summary *m,
+    const dump_sizes *sz)
+{
+	struct field sf[4];
+	uint32_t i;
+	int k;
+
+	printf("file:          %s\n", in->path);
+	text_fields(m->cont, m->ncont);
+	if (in->is_go)
+		text_fields(m->go, NFIELDS(m->go));
+	text_fields(m->hdr, NFIELDS(m->hdr));
+	if (!in->info.has_trailer) {
+		printf("trailer:       none\n");
+	} else {
+		text_fields(m->trl, NFIELDS(m->trl));
+		for (i = 0; i < m->nsect; i++) {
+			section_fields(in, i, sf);
+			text_fields(sf, NFIELDS(sf));
+		}
+	}
+	printf("pc-value tables (references, distinct):\n");
+	for (k = 0; k < 4; k++)
+		printf("  %-10s %8" PRIu64 " %8" PRIu64 "\n",
+		    k < 3 ? pclnrt_table_name(k) : "pcdata", sz->refs[k],
+		    sz->distinct[k]);
+	if (sz->ninlnames > 0)
+		printf("distinct names: %" PRIu64 " function (%" PRIu64
+		    " of them inlined-only), %" PRIu64 " file\n",
+		    sz->nfuncnames, sz->ninlnames, sz->nfilenames);
+	else
+		printf("distinct names: %" PRIu64 " function, %" PRIu64
+		    " file\n", sz->nfuncnames, sz->nfilenames);
+	printf("size breakdown:\n");
+	printf("  %-10s %10s %8s\n", "part", "bytes", "percent");
+	for (k = 0; k < PART_N; k++)
+		printf("  %-10s %10" PRIu64 " %7.1f%%\n", dump_part_names[k],
+		    sz->bytes[k], percent(sz->bytes[k], sz->total));
+	printf("  %-10s %10" PRIu64 " %7.1f%%\n", "total", sz->total,
+	    percent(sz->total, sz->total));
+}
+
 int
 dump_summary(dump_input *in, const dump_opts *o)
 {
-	const pcln_info *fi = &in->info;
+	struct summary m;
 	dump_sizes sz;
 	pcln_err err;
-	uint32_t ns = dump_trailer_nsect(in), i;
-	int k;
 
 	memset(&err, 0, sizeof err);
 	if (dump_compute_sizes(in, &sz, &err) < 0) {
 		dump_report(in, &err);
 		return DUMP_EXIT_IO;
 	}
-	if (o->json) {
-		json j;
-
-		json_init(&j, stdout, 1);
-		json_begin_object(&j);
-		json_key(&j, "file");
-		json_string(&j, in->path);
-		json_container(&j, in);
-		json_key(&j, "magic");
-		json_hex(&j, PCLN_GO12_MAGIC);
-		json_key(&j, "byteorder");
-		json_string(&j, byteorder(fi->target.bigendian));
-		json_key(&j, "ptrsize");
-		json_uint(&j, fi->target.ptrsize);
-		json_key(&j, "quantum");
-		json_uint(&j, fi->target.quantum);
-		json_key(&j, "nfunc");
-		json_uint(&j, fi->nfunc);
-		json_key(&j, "nfile");
-		json_uint(&j, fi->nfile);
-		json_key(&j, "text_start");
-		json_hex(&j, fi->text_start);
-		json_key(&j, "text_end");
-		json_hex(&j, fi->text_end);
-		json_key(&j, "go12size");
-		json_uint(&j, fi->go12size);
-		json_key(&j, "filetab_offset");
-		json_hex(&j, fi->filetab_off);
-		json_key(&j, "trailer");
-		if (!fi->has_trailer)
-			json_null(&j);
-		else {
-			json_begin_object(&j);
-			json_key(&j, "version");
-			json_uint(&j, fi->trailer_version);
-			json_key(&j, "checksum");
-			json_hex(&j, fi->checksum);
-			json_key(&j, "sections");
-			json_begin_array(&j);
-			for (i = 0; i < ns; i++) {
-				uint32_t tag, off, size;
-				dump_trailer_entry(in, i, &tag, &off, &size);
-				json_begin_object(&j);
-				json_key(&j, "tag");
-				json_uint(&j, tag);
-				json_key(&j, "name");
-				json_string(&j, sect_name(tag));
-				json_key(&j, "offset");
-				json_hex(&j, off);
-				json_key(&j, "size");
-				json_uint(&j, size);
-				json_end_object(&j);
-			}
-			json_end_array(&j);
-			json_end_object(&j);
-		}
-		json_key(&j, "tables");
-		json_begin_object(&j);
-		for (k = 0; k < 4; k++) {
-			json_key(&j, k < 3 ? pclnrt_table_name((int)k) :
-			    "pcdata");
-			json_begin_object(&j);
-			json_key(&j, "refs");
-			json_uint(&j, sz.refs[k]);
-			json_key(&j, "distinct");
-			json_uint(&j, sz.distinct[k]);
-			json_end_object(&j);
-		}
-		json_end_object(&j);
-		json_key(&j, "names");
-		json_begin_object(&j);
-		json_key(&j, "functions");
-		json_uint(&j, sz.nfuncnames);
-		json_key(&j, "files");
-		json_uint(&j, sz.nfilenames);
-		json_end_object(&j);
-		json_key(&j, "sizes");
-		json_begin_object(&j);
-		for (k = 0; k < PART_N; k++) {
-			json_key(&j, dump_part_names[k]);
-			json_uint(&j, sz.bytes[k]);
-		}
-		json_key(&j, "total");
-		json_uint(&j, sz.total);
-		json_end_object(&j);
-		json_end_object(&j);
-		json_end_document(&j);
-		return finish(0);
-	}
-
-	printf("file:          %s\n", in->path);
-	if (in->is_elf)
-		printf("container:     ELF%u %s, section %s (index %zu, "
-		    "address 0x%" PRIx64 ", file offset 0x%" PRIx64 ", %zu "
-		    "bytes)\n", in->elf.elfclass, byteorder(in->elf.bigendian),
-		    in->sec.name, in->sec.index, in->sec.addr, in->sec.offset,
-		    (size_t)in->sec.size);
+	summary_fields(in, &m);
+	if (o->json)
+		summary_json(in, &m, &sz);
 	else
-		printf("container:     raw blob (%zu bytes)\n", in->filelen);
-	if (in->is_go)
-		printf("source:        Go %s pclntab (magic 0x%08" PRIx32
-		    "), converted to pcln\n", go_release(in->go.layout),
-		    in->go.magic);
-	printf("format:        Go 1.2 pclntab (magic 0x%08x), %s\n",
-	    PCLN_GO12_MAGIC, byteorder(fi->target.bigendian));
-	printf("pointer size:  %u\n", fi->target.ptrsize);
-	printf("pc quantum:    %u\n", fi->target.quantum);
-	printf("functions:     %zu\n", fi->nfunc);
-	printf("files:         %zu\n", fi->nfile);
-	printf("text:          [0x%" PRIx64 ", 0x%" PRIx64 ")\n",
-	    fi->text_start, fi->text_end);
-	printf("Go 1.2 part:   %zu bytes\n", fi->go12size);
-	printf("file table:    at offset 0x%" PRIx32 "\n", fi->filetab_off);
-	if (!fi->has_trailer)
-		printf("trailer:       none\n");
-	else {
-		printf("trailer:       version %" PRIu32 ", %" PRIu32
-		    " section%s, checksum 0x%016" PRIx64 "\n",
-		    fi->trailer_version, ns, ns == 1 ? "" : "s", fi->checksum);
-		for (i = 0; i < ns; i++) {
-			uint32_t tag, off, size;
-			dump_trailer_entry(in, i, &tag, &off, &size);
-			printf("  section %" PRIu32 " (%s): offset 0x%" PRIx32
-			    ", %" PRIu32 " bytes\n", tag, sect_name(tag), off,
-			    size);
-		}
-	}
-	printf("pc-value tables (references, distinct):\n");
-	for (k = 0; k < 4; k++)
-		printf("  %-10s %8" PRIu64 " %8" PRIu64 "\n",
-		    k < 3 ? pclnrt_table_name((int)k) : "pcdata", sz.refs[k],
-		    sz.distinct[k]);
-	if (sz.ninlnames > 0)
-		printf("distinct names: %" PRIu64 " function (%" PRIu64
-		    " of them inlined-only), %" PRIu64 " file\n",
-		    sz.nfuncnames, sz.ninlnames, sz.nfilenames);
-	else
-		printf("distinct names: %" PRIu64 " function, %" PRIu64
-		    " file\n", sz.nfuncnames, sz.nfilenames);
-	printf("size breakdown:\n");
-	printf("  %-10s %10s %8s\n", "part", "bytes", "percent");
-	for (k = 0; k < PART_N; k++)
-		printf("  %-10s %10" PRIu64 " %7.1f%%\n", dump_part_names[k],
-		    sz.bytes[k], percent(sz.bytes[k], sz.total));
-	printf("  %-10s %10" PRIu64 " %7.1f%%\n", "total", sz.total,
-	    percent(sz.total, sz.total));
+		summary_text(in, &m, &sz);
 	return finish(0);
 }
 

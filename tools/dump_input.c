@@ -15,11 +15,14 @@
 
 #include "pclnrt_format.h"
 #include "dump.h"
+#include "readfile.h"
 
 const char *dump_prog = "pclndump";
 
-/* Go's later pclntab magics (doc/FORMAT.md section 10). */
-static const uint32_t go_magics[] = { 0xfffffffau, 0xfffffff0u, 0xfffffff1u };
+/* Go's later pclntab magics (pcln_go.h; doc/FORMAT.md section 10). */
+static const uint32_t go_magics[] = {
+	PCLN_GO_MAGIC_116, PCLN_GO_MAGIC_118, PCLN_GO_MAGIC_120
+};
 
 void
 dump_error(const char *fmt, ...)
@@ -69,38 +72,11 @@ dump_report(const dump_input *in, const pcln_err *err)
 static int
 read_all(int fd, dump_input *in)
 {
-	size_t cap = 0, len = 0;
-	uint8_t *buf = NULL;
+	uint8_t *buf;
+	size_t len;
 
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			uint8_t *nb;
-			if (cap > (size_t)PTRDIFF_MAX / 2) {
-				free(buf);
-				errno = EFBIG;
-				return -1;
-			}
-			cap = cap ? cap * 2 : 65536;
-			nb = realloc(buf, cap);
-			if (nb == NULL) {
-				free(buf);
-				return -1;
-			}
-			buf = nb;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	if (tool_read_fd(fd, &buf, &len) < 0)
+		return -1;
 	in->file = buf;
 	in->filelen = len;
 	in->mapped = 0;

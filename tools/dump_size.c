@@ -92,20 +92,6 @@ dump_trailer_nsect(const dump_input *in)
 	return (uint32_t)pcln_nsections(in->t);
 }
 
-/* Encoded length of the pc-value table at OFF, through its final 0. */
-static uint64_t
-table_len(const dump_input *in, uint32_t off, uint64_t entry)
-{
-	struct pclnrt_pcstep s;
-	const uint8_t *start = in->blob + off;
-
-	pclnrt_pcstep_init(&s, start, in->blob + in->len, entry,
-	    in->info.target.quantum);
-	while (pclnrt_pcstep(&s) > 0)
-		;
-	return (uint64_t)(s.p - start);
-}
-
 /* Push the name of every INLTREE record (kind 1) onto STRS: the
  * section is 4 * (nfunc + 1) bytes of record starts, then the records
  * (runtime/pclnrt_format.h). */
@@ -235,8 +221,9 @@ dump_compute_sizes(const dump_input *in, dump_sizes *sz, pcln_err *err)
 	uniq(&tabs);
 	for (i = 0; i < tabs.n; i++) {
 		int kind = tabs.v[i].kind;
-		sz->bytes[PART_PCSP + kind] += table_len(in, tabs.v[i].off,
-		    tabs.v[i].entry);
+		sz->bytes[PART_PCSP + kind] += pclnrt_table_size(in->blob +
+		    tabs.v[i].off, in->blob + in->len,
+		    in->info.target.quantum);
 		sz->distinct[kind]++;
 	}
 	for (k = 0; k < PART_N; k++)

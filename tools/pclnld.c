@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "pcln_link.h"
 #include "pcln_go.h"
 #include "pcln_elf.h"
+#include "readfile.h"
 #ifdef HAVE_LIBDW
 #include "pcln_dwarf.h"
 #endif
@@ -97,19 +99,6 @@ tabcol(char *buf, size_t n, uint32_t off, uint32_t len)
 		snprintf(buf, n, "0x%" PRIx32 "+%" PRIu32, off, len);
 }
 
-/* Bytes of the pc-value table at OFF in BLOB, its terminating 0
- * included (the blob was verified: the table ends inside it). */
-static uint32_t
-table_len(const uint8_t *blob, size_t len, uint32_t off, unsigned quantum)
-{
-	struct pclnrt_pcstep st;
-
-	pclnrt_pcstep_init(&st, blob + off, blob + len, 0, quantum);
-	while (pclnrt_pcstep(&st) > 0)
-		;
-	return (uint32_t)(st.p - (blob + off));
-}
-
 static int
 write_map(FILE *fp, const pcln_link *l, const uint8_t *blob, size_t bloblen)
 {
@@ -154,8 +143,9 @@ write_map(FILE *fp, const pcln_link *l, const uint8_t *blob, size_t bloblen)
 				    PCLN_TAB_PCDATA(k));
 				if (off == 0)
 					continue;
-				tabcol(col[0], sizeof col[0], off, table_len(blob,
-				    bloblen, off, s->target.quantum));
+				tabcol(col[0], sizeof col[0], off, (uint32_t)
+				    pclnrt_table_size(blob + off, blob + bloblen,
+				    s->target.quantum));
 				fprintf(fp, " pcdata %d=%s", k, col[0]);
 			}
 		fputc('\n', fp);
@@ -265,44 +255,18 @@ out:
 static int
 read_whole(const char *path, uint8_t **buf, size_t *len, pcln_err *err)
 {
-	FILE *fp = fopen(path, "rb");
-	uint8_t *p = NULL;
-	size_t cap = 0, n = 0;
+	int fd = open(path, O_RDONLY), rc;
 
-	if (fp == NULL) {
+	if (fd < 0) {
 		snprintf(err->msg, sizeof err->msg, "%s: %s", path,
 		    strerror(errno));
 		return -1;
 	}
-	for (;;) {
-		size_t got;
-		if (n == cap) {
-			uint8_t *q;
-			cap = cap ? cap * 2 : 65536;
-			if ((q = realloc(p, cap)) == NULL) {
-				snprintf(err->msg, sizeof err->msg,
-				    "%s: out of memory", path);
-				goto fail;
-			}
-			p = q;
-		}
-		got = fread(p + n, 1, cap - n, fp);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(fp)) {
-		snprintf(err->msg, sizeof err->msg, "%s: read error", path);
-		goto fail;
-	}
-	fclose(fp);
-	*buf = p;
-	*len = n;
-	return 0;
-fail:
-	fclose(fp);
-	free(p);
-	return -1;
+	if ((rc = tool_read_fd(fd, buf, len)) < 0)
+		snprintf(err->msg, sizeof err->msg, "%s: %s", path,
+		    errno == ENOMEM ? "out of memory" : "read error");
+	close(fd);
+	return rc;
 }
 
 /* 0 if the target options agree with T, else print why and return 2. */

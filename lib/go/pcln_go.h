@@ -41,7 +41,7 @@
 extern "C" {
 #endif
 
-#define PCLN_GO_MAGIC_12	0xfffffffbu
+#define PCLN_GO_MAGIC_12	PCLN_GO12_MAGIC	/* the format header's */
 #define PCLN_GO_MAGIC_116	0xfffffffau
 #define PCLN_GO_MAGIC_118	0xfffffff0u
 #define PCLN_GO_MAGIC_120	0xfffffff1u
