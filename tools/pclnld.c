@@ -398,8 +398,17 @@ out:
 	return rc;
 }
 
-int
-main(int argc, char **argv)
+/* The command line. */
+struct args {
+	pcln_link_opts opts;
+	const char *output, *mapfile, *import;
+	int import_go, no_inline, verbose;
+};
+
+/* Parse the options into *A: -1 to go on, else the exit status (after
+ * --help, --version or a usage error). */
+static int
+parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_PTRSIZE = 256, O_QUANTUM, O_ENDIAN, O_TEXTBASE, O_GO12,
 	    O_MAP, O_HELP, O_VERSION, O_ELF, O_GO, O_INDEX, O_NOINDEX,
@@ -423,44 +432,33 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
 	};
-	pcln_link_opts opts;
-	const char *output = NULL, *mapfile = NULL, *import = NULL;
-	int import_go = 0, no_inline = 0;
-	int verbose = 0, c, i, rc = 1;
-	pcln_link *l = NULL;
-	uint8_t *blob = NULL;
-	size_t len = 0;
-	char *map = NULL;
-	size_t maplen = 0;
-	struct output outs[2];
-	pcln_err err;
 	uint64_t v;
+	int c;
 
-	memset(&opts, 0, sizeof opts);
-	memset(&err, 0, sizeof err);
+	memset(a, 0, sizeof *a);
 	while ((c = getopt_long(argc, argv, "o:v", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
-			output = optarg;
+			a->output = optarg;
 			break;
 		case O_PTRSIZE:
 			if (parse_num(optarg, &v) < 0 || (v != 4 && v != 8))
 				return bad_opt("ptrsize", optarg,
 				    "4 or 8");
-			opts.ptrsize = (unsigned)v;
+			a->opts.ptrsize = (unsigned)v;
 			break;
 		case O_QUANTUM:
 			if (parse_num(optarg, &v) < 0 ||
 			    (v != 1 && v != 2 && v != 4))
 				return bad_opt("quantum", optarg,
 				    "1, 2 or 4");
-			opts.quantum = (unsigned)v;
+			a->opts.quantum = (unsigned)v;
 			break;
 		case O_ENDIAN:
 			if (strcmp(optarg, "little") == 0)
-				opts.endian = 1;
+				a->opts.endian = 1;
 			else if (strcmp(optarg, "big") == 0)
-				opts.endian = 2;
+				a->opts.endian = 2;
 			else
 				return bad_opt("endian", optarg,
 				    "little or big");
@@ -469,17 +467,17 @@ main(int argc, char **argv)
 			if (parse_num(optarg, &v) < 0)
 				return bad_opt("text-base", optarg,
 				    "an address");
-			opts.has_text_base = 1;
-			opts.text_base = v;
+			a->opts.has_text_base = 1;
+			a->opts.text_base = v;
 			break;
 		case O_GO12:
-			opts.write_flags |= PCLN_WRITE_GO12;
+			a->opts.write_flags |= PCLN_WRITE_GO12;
 			break;
 		case O_INDEX:
 		case O_NOINDEX:
-			opts.write_flags &= ~(unsigned)(PCLN_WRITE_INDEX |
+			a->opts.write_flags &= ~(unsigned)(PCLN_WRITE_INDEX |
 			    PCLN_WRITE_NOINDEX);
-			opts.write_flags |= c == O_INDEX ? PCLN_WRITE_INDEX :
+			a->opts.write_flags |= c == O_INDEX ? PCLN_WRITE_INDEX :
 			    PCLN_WRITE_NOINDEX;
 			break;
 		case O_CKPT:
@@ -487,25 +485,25 @@ main(int argc, char **argv)
 			    v > PCLN_CKPT_STRIDE_MAX)
 				return bad_opt("checkpoints", optarg,
 				    "a stride of 0 (none) to 65536 rows");
-			opts.has_checkpoints = 1;
-			opts.checkpoints = (unsigned)v;
+			a->opts.has_checkpoints = 1;
+			a->opts.checkpoints = (unsigned)v;
 			break;
 		case O_NOINLINE:
-			no_inline = 1;
+			a->no_inline = 1;
 			break;
 		case O_MAP:
-			mapfile = optarg;
+			a->mapfile = optarg;
 			break;
 		case O_ELF:
 		case O_GO:
-			if (import != NULL)
+			if (a->import != NULL)
 				return bad_usage("--elf and --go are given "
 				    "more than once");
-			import = optarg;
-			import_go = c == O_GO;
+			a->import = optarg;
+			a->import_go = c == O_GO;
 			break;
 		case 'v':
-			verbose = 1;
+			a->verbose = 1;
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -518,23 +516,49 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
+	return -1;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct args a;
+	const char *output, *mapfile;
+	int verbose, i, rc;
+	pcln_link_opts opts;
+	pcln_link *l = NULL;
+	uint8_t *blob = NULL;
+	size_t len = 0;
+	char *map = NULL;
+	size_t maplen = 0;
+	struct output outs[2];
+	pcln_err err;
+
+	if ((rc = parse_args(argc, argv, &a)) >= 0)
+		return rc;
+	rc = 1;
+	output = a.output;
+	mapfile = a.mapfile;
+	verbose = a.verbose;
+	opts = a.opts;
+	memset(&err, 0, sizeof err);
 	if (output == NULL)
 		return bad_usage("no output file (expected -o FILE)");
-	if (import != NULL) {
+	if (a.import != NULL) {
 		if (optind < argc)
 			return bad_usage("INPUT files cannot be combined "
 			    "with --elf or --go");
 		if (mapfile != NULL)
 			return bad_usage("--map is for description links, "
 			    "not --elf or --go");
-		if (no_inline && import_go)
+		if (a.no_inline && a.import_go)
 			return bad_usage("--no-inline is for --elf");
-		return import_main(import_go, import, output, &opts,
-		    no_inline, verbose);
+		return import_main(a.import_go, a.import, output, &opts,
+		    a.no_inline, verbose);
 	}
 	if (optind >= argc)
 		return bad_usage("no input files");
-	if (no_inline)
+	if (a.no_inline)
 		return bad_usage("--no-inline is for --elf");
 	if ((l = pcln_link_new(&opts, &err)) == NULL)
 		goto fail;
