@@ -15,31 +15,9 @@
 #    pcs: exit 0 or 1 (never a crash or a hang), 1 with a warning, and no
 #    answer names a function a warning called damaged.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-case $top_builddir in /*) ;; *) top_builddir=$(pwd)/$top_builddir ;; esac
-case $top_srcdir in /*) ;; *) top_srcdir=$(pwd)/$top_srcdir ;; esac
-D=$top_builddir/tools/pclndump
-LD=$top_builddir/tools/pclnld
-CC=${CC:-cc}
-if [ -x "$top_builddir/tools/.libs/pclndump" ] &&
-    [ "$(head -c 2 "$D")" = "#!" ]; then
-	D=$top_builddir/tools/.libs/pclndump
-	LD=$top_builddir/tools/.libs/pclnld
-	LD_LIBRARY_PATH=$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-fails=0
-ncase=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cli-a2l-lazy.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 99
+. "${top_srcdir:-.}/tests/lib.sh"
+use_real_tools ld
+test_workdir cli-a2l-lazy
 
 # pcs BLOB: every pc from 16 bytes before the text to 16 after it, one per
 # line, in hex, then a few symbols.

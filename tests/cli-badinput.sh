@@ -20,28 +20,17 @@
 #     and no temporary file is left.
 #
 # The harness exports top_builddir and top_srcdir (Makefile.am).
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
-D=$top_builddir/tools/pclndump
+. "${top_srcdir:-.}/tests/lib.sh"
 BAD=$top_srcdir/tests/badinput
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
 note() {
 	echo "cli-badinput: $*"
 }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/cli-badinput.XXXXXX") || exit 99
 mnt=
-cleanup() {
+cleanup_hook() {
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-	rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work" || exit 99
+test_workdir cli-badinput
 cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
 "$LD" -o hello.blob hello.pcln hello_lib.pcln || { fail "hello link"; exit 1; }
 

@@ -18,33 +18,10 @@
 # refresh the golden files after a deliberate change, run with
 # PCLNDUMP_REGEN=1 and review the diff.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-case $top_builddir in /*) ;; *) top_builddir=$(pwd)/$top_builddir ;; esac
-case $top_srcdir in /*) ;; *) top_srcdir=$(pwd)/$top_srcdir ;; esac
-D=$top_builddir/tools/pclndump
-LD=$top_builddir/tools/pclnld
+. "${top_srcdir:-.}/tests/lib.sh"
 GOLD=$top_srcdir/tests/pclndump
-CC=${CC:-cc}
-# Run the real program, not libtool's wrapper script: it is faster, and
-# argv[0] must reach the program for the pcln-addr2line name.
-if [ -x "$top_builddir/tools/.libs/pclndump" ] &&
-    [ "$(head -c 2 "$D")" = "#!" ]; then
-	D=$top_builddir/tools/.libs/pclndump
-	LD_LIBRARY_PATH=$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-fails=0
-ncase=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cli-pclndump.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 99
+use_real_tools
+test_workdir cli-pclndump
 
 have_python=no
 python3 -c 'import json' 2>/dev/null && have_python=yes

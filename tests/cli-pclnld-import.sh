@@ -5,20 +5,8 @@
 # differ from the table's are a usage error (2) that writes nothing;
 # bad inputs exit 1 and leave an existing output intact.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
-DUMP=$top_builddir/tools/pclndump
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cli-import.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 99
+. "${top_srcdir:-.}/tests/lib.sh"
+test_workdir cli-import
 
 # expect STATUS CMD...: run CMD, check its exit status.
 expect() {
@@ -32,17 +20,17 @@ expect() {
 expect 0 "$LD" --go12 -o hello.go12 "$top_srcdir/examples/hello.pcln"
 expect 0 "$LD" --go hello.go12 -o hello.pcln -v
 grep -q "Go 1.2 table" err.log || fail "--go -v: no table summary"
-expect 0 "$DUMP" verify hello.pcln
-"$DUMP" functions hello.go12 >a.txt 2>&1
-"$DUMP" functions hello.pcln >b.txt 2>&1
+expect 0 "$D" verify hello.pcln
+"$D" functions hello.go12 >a.txt 2>&1
+"$D" functions hello.pcln >b.txt 2>&1
 cmp -s a.txt b.txt || { diff -u a.txt b.txt >&2; fail "--go: functions differ"; }
 [ -s a.txt ] || fail "--go: no functions listed"
-"$DUMP" summary hello.pcln | grep -q '^trailer: *version' ||
+"$D" summary hello.pcln | grep -q '^trailer: *version' ||
 	fail "--go: output has no trailer"
 expect 0 "$LD" --go hello.go12 --go12 -o plain.go12
-"$DUMP" functions plain.go12 >c.txt 2>&1
+"$D" functions plain.go12 >c.txt 2>&1
 cmp -s a.txt c.txt || fail "--go --go12: functions differ"
-"$DUMP" summary plain.go12 | grep -q '^trailer: *none' ||
+"$D" summary plain.go12 | grep -q '^trailer: *none' ||
 	fail "--go --go12: output has a trailer"
 
 # The same table in an ELF file's .gopclntab section.
@@ -81,19 +69,19 @@ expect 1 "$LD" --elf nonexistent -o keep.pcln
 # --elf on a real program, with a differing target option.
 if [ -f "$top_builddir/examples/crash-nopcln" ]; then
 	expect 0 "$LD" --elf "$top_builddir/examples/crash-nopcln" -o c.pcln
-	expect 0 "$DUMP" verify c.pcln
-	"$DUMP" functions c.pcln | grep -q 'crash_level3' ||
+	expect 0 "$D" verify c.pcln
+	"$D" functions c.pcln | grep -q 'crash_level3' ||
 		fail "--elf: crash_level3 not found"
 	expect 2 "$LD" --elf "$top_builddir/examples/crash-nopcln" --ptrsize 4 -o bad.pcln
 	[ ! -e bad.pcln ] || fail "--elf --ptrsize 4: wrote output"
 	# The inline tree by default; none with --no-inline, which must
 	# not be accepted without --elf.
-	"$DUMP" summary c.pcln | grep -q '(INLTREE)' ||
+	"$D" summary c.pcln | grep -q '(INLTREE)' ||
 		fail "--elf: no INLTREE section"
 	expect 0 "$LD" --elf "$top_builddir/examples/crash-nopcln" \
 	    --no-inline -o noinl.pcln
-	expect 0 "$DUMP" verify noinl.pcln
-	"$DUMP" summary noinl.pcln | grep -q '(INLTREE)' &&
+	expect 0 "$D" verify noinl.pcln
+	"$D" summary noinl.pcln | grep -q '(INLTREE)' &&
 		fail "--no-inline: INLTREE section written"
 	expect 2 "$LD" --go hello.go12 --no-inline -o bad.pcln
 fi
@@ -106,7 +94,7 @@ if [ -f "$top_builddir/examples/crash-nopcln" ]; then
 		rc=0
 		"$LD" --elf "$f" -o seed.pcln 2>err.log || rc=$?
 		case $rc in
-		0) "$DUMP" verify seed.pcln >/dev/null ||
+		0) "$D" verify seed.pcln >/dev/null ||
 			fail "--elf $(basename "$f"): blob does not verify" ;;
 		1) [ -s err.log ] || fail "--elf $(basename "$f"): no message" ;;
 		*) fail "--elf $(basename "$f"): exit $rc" ;;

@@ -9,21 +9,10 @@
 # To refresh the expected files after a deliberate change, run with
 # PCLNLD_REGEN=1 and review the diff.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
+. "${top_srcdir:-.}/tests/lib.sh"
 VERIFY=$top_builddir/tests/verify_blob
 EXP=$top_srcdir/tests/pclnld
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cli-pclnld.XXXXXX") || exit 99
-trap 'chmod -R u+rwx "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cd "$work" || exit 99
+test_workdir cli-pclnld
 cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
 
 # Compare FILE with the expected file NAME (or regenerate it).

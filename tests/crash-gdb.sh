@@ -13,15 +13,8 @@
 # gdb gives it from DWARF.  Without gdb the program's own output is still
 # checked against the expected call chain, then the test is skipped (77).
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
+. "${top_srcdir:-.}/tests/lib.sh"
 CRASH=$top_builddir/examples/crash
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
 
 case $(uname -m) in
 x86_64) ;;
@@ -35,8 +28,7 @@ if nm "$CRASH" 2>/dev/null | grep -q '__asan_init\|__ubsan_handle'; then
 	exit 77
 fi
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/crash-gdb.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
+test_workdir crash-gdb
 
 # Our frames: "NAME FILE-BASENAME:LINE" per frame.
 ours() {

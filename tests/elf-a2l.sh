@@ -16,31 +16,13 @@
 # Also printed: the blob's size against .debug_line + .debug_info +
 # .eh_frame of the same program.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
-DUMP=$top_builddir/tools/pclndump
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+. "${top_srcdir:-.}/tests/lib.sh"
 
 for t in addr2line objdump readelf; do
 	command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
 done
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/elf-a2l.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-
-# The real file behind a libtool wrapper.
-real() {
-	d=$(dirname "$1"); b=$(basename "$1")
-	if [ -f "$d/.libs/$b" ]; then echo "$d/.libs/$b"
-	elif [ -f "$d/.libs/lt-$b" ]; then echo "$d/.libs/lt-$b"
-	else echo "$1"; fi
-}
+test_workdir elf-a2l
 
 secsize() {
 	h=$(readelf -SW "$1" | awk -v s="$2" '{ for (i = 1; i < NF; i++)
@@ -70,7 +52,7 @@ compare() {
 		{ loc = $1; if (loc ~ /:[?0]$/) loc = "?:?"
 		  r = r (r == "" ? "" : "|") fn "@" loc }
 		END { out() }'
-	"$DUMP" addr2line -a -f -i -e "$blob" <"$work/$name.addrs" |
+	"$D" addr2line -a -f -i -e "$blob" <"$work/$name.addrs" |
 	    awk "$records" >"$work/$name.ours"
 	"$ref" -a -f -i -e "$bin" <"$work/$name.addrs" |
 	    awk "$records" >"$work/$name.theirs"

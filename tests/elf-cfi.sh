@@ -9,30 +9,13 @@
 # absent everywhere in a program without an rbp-based CFA).
 # Other rules must read pcsp -1 and no CFA rule; counts are printed.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
-DUMP=$top_builddir/tools/pclndump
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+. "${top_srcdir:-.}/tests/lib.sh"
 
 [ "$(uname -m)" = x86_64 ] || { echo "SKIP: x86-64 only"; exit 77; }
 for t in objdump readelf; do
 	command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
 done
-work=$(mktemp -d "${TMPDIR:-/tmp}/elf-cfi.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-
-real() {
-	d=$(dirname "$1"); b=$(basename "$1")
-	if [ -f "$d/.libs/$b" ]; then echo "$d/.libs/$b"
-	elif [ -f "$d/.libs/lt-$b" ]; then echo "$d/.libs/lt-$b"
-	else echo "$1"; fi
-}
+test_workdir elf-cfi
 
 check() {
 	name=$1 bin=$2
@@ -78,7 +61,7 @@ check() {
 	       if (i < n && s[i + 1] <= $1) printf "0x%x %s\n", $1, v[i + 1] }' \
 	    i=0 "$work/$name.rows" "$work/$name.insns" >"$work/$name.exp"
 	# Got: PCSP CFA FPSAVE from pclndump lookup (? for an absent table).
-	cut -d' ' -f1 "$work/$name.exp" | "$DUMP" lookup "$work/$name.pcln" |
+	cut -d' ' -f1 "$work/$name.exp" | "$D" lookup "$work/$name.pcln" |
 	    awk '{ sp = "none"; c = "?"; f = "?"
 		for (i = 1; i <= NF; i++) {
 			if ($i ~ /^sp=/) { sp = $i; sub(/^sp=/, "", sp) }

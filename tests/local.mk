@@ -10,3 +10,6 @@ include $(srcdir)/tests/reliability.mk
 include $(srcdir)/tests/dwarf.mk
 include $(srcdir)/tests/index.mk
 include $(srcdir)/tests/ckpt.mk
+
+# The preamble the CLI test scripts source.
+dist_check_DATA += tests/lib.sh

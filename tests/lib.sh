@@ -1,0 +1,61 @@
+# tests/lib.sh -- what the CLI test scripts share; each starts with
+#
+#   . "${top_srcdir:-.}/tests/lib.sh"
+#   test_workdir NAME	# a fresh $work, removed at exit; cd there
+#
+# and ends with its own summary and exit status.  This sets -u;
+# top_builddir and top_srcdir (absolute; make check exports them), LD
+# (pclnld), D (pclndump), CC; fails, ncase and fail MSG; real FILE, the
+# program behind a libtool wrapper; use_real_tools, to run pclndump (and
+# with "ld", pclnld) itself rather than through its wrapper.  A script
+# that must undo more at exit than removing $work defines cleanup_hook.
+
+set -u
+: "${top_builddir:=.}" "${top_srcdir:=.}"
+case $top_builddir in /*) ;; *) top_builddir=$(pwd)/$top_builddir ;; esac
+case $top_srcdir in /*) ;; *) top_srcdir=$(pwd)/$top_srcdir ;; esac
+LD=$top_builddir/tools/pclnld
+D=$top_builddir/tools/pclndump
+CC=${CC:-cc}
+fails=0
+ncase=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+# The real file behind a libtool wrapper.
+real() {
+	d=$(dirname "$1"); b=$(basename "$1")
+	if [ -f "$d/.libs/$b" ]; then echo "$d/.libs/$b"
+	elif [ -f "$d/.libs/lt-$b" ]; then echo "$d/.libs/lt-$b"
+	else echo "$1"; fi
+}
+
+# Run pclndump (and, given "ld", pclnld) itself, not libtool's wrapper
+# script: it is faster, and argv[0] must reach the program for the
+# pcln-addr2line name.
+use_real_tools() {
+	if [ -x "$top_builddir/tools/.libs/pclndump" ] &&
+	    [ "$(head -c 2 "$D")" = "#!" ]; then
+		D=$top_builddir/tools/.libs/pclndump
+		[ "${1:-}" = ld ] && LD=$top_builddir/tools/.libs/pclnld
+		LD_LIBRARY_PATH=$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+		export LD_LIBRARY_PATH
+	fi
+}
+
+test_cleanup() {
+	if command -v cleanup_hook >/dev/null 2>&1; then
+		cleanup_hook
+	fi
+	chmod -R u+rwx "$work" 2>/dev/null
+	rm -rf "$work"
+}
+
+test_workdir() {
+	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 99
+	trap test_cleanup EXIT
+	cd "$work" || exit 99
+}
