@@ -10,6 +10,33 @@
 #include "golden.h"
 #include "suites_lib.h"
 
+/* A builder for the target (PS, Q, BIG), which must be valid. */
+static pcln_builder *
+new_builder(unsigned ps, unsigned q, int big)
+{
+	pcln_target t = { ps, q, big };
+	pcln_err err;
+	pcln_builder *b = pcln_builder_new(&t, &err);
+
+	ck_assert_msg(b != NULL, "pcln_builder_new: %s", err.msg);
+	return b;
+}
+
+/* Write B with FLAGS: it must succeed, and the blob verify.  The blob is
+ * the caller's to free. */
+static uint8_t *
+write_ok(pcln_builder *b, unsigned flags, size_t *len)
+{
+	uint8_t *blob;
+	pcln_err err;
+
+	ck_assert_msg(pcln_builder_write(b, flags, &blob, len, &err) == 0,
+	    "pcln_builder_write: %s", err.msg);
+	ck_assert_msg(pcln_verify(blob, *len, &err) == 0, "pcln_verify: %s",
+	    err.msg);
+	return blob;
+}
+
 /* From the Go 1.2 runtime symbol table design document: the pcsp table
  * of a function at 0x2000, quantum 1. */
 static const uint8_t go12_pcsp[] = {
@@ -55,9 +82,8 @@ check_go12_pcsp(pcln_builder *b, long f)
 	const pcln_func_layout *lo;
 	uint8_t *blob;
 	size_t len;
-	pcln_err err;
 
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
+	blob = write_ok(b, 0, &len);
 	lo = pcln_builder_layout(b, f);
 	ck_assert_ptr_nonnull(lo);
 	ck_assert_uint_eq(lo->entry, 0x2000);
@@ -74,13 +100,11 @@ check_go12_pcsp(pcln_builder *b, long f)
 
 START_TEST(test_go12_encode)
 {
-	pcln_target t = { 8, 1, 0 };
+	pcln_builder *b = new_builder(8, 1, 0);
 	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
 	long f;
 	size_t i;
 
-	ck_assert_ptr_nonnull(b);
 	f = pcln_builder_add_func(b, "go12.f", 0x2000, 0x9c, 0, 48, &err);
 	ck_assert_int_eq(f, 0);
 	for (i = 0; i < GO12_NROWS; i++)
@@ -93,9 +117,8 @@ END_TEST
 
 START_TEST(test_go12_set_bytes)
 {
-	pcln_target t = { 4, 1, 1 };
+	pcln_builder *b = new_builder(4, 1, 1);
 	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
 	long f = pcln_builder_add_func(b, "go12.f", 0x2000, 0x9c, 0, 48, &err);
 
 	ck_assert_int_eq(f, 0);
@@ -134,9 +157,8 @@ static const struct {
 
 START_TEST(test_encode)
 {
-	pcln_target t = { 8, enc[_i].q, 0 };
+	pcln_builder *b = new_builder(8, enc[_i].q, 0);
 	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
 	const pcln_func_layout *lo;
 	uint8_t *blob;
 	size_t len, k;
@@ -147,12 +169,11 @@ START_TEST(test_encode)
 	for (k = 0; k < enc[_i].npt; k++)
 		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCLN,
 		    enc[_i].off[k], enc[_i].val[k], &err), 0);
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
+	blob = write_ok(b, 0, &len);
 	lo = pcln_builder_layout(b, f);
 	ck_assert_uint_eq(lo->tab_len[PCLN_TAB_PCLN], enc[_i].nbytes);
 	ck_assert_mem_eq(blob + lo->tab_off[PCLN_TAB_PCLN], enc[_i].bytes,
 	    enc[_i].nbytes);
-	ck_assert_int_eq(pcln_verify(blob, len, &err), 0);
 	free(blob);
 	pcln_builder_free(b);
 }
@@ -203,9 +224,8 @@ END_TEST
 
 START_TEST(test_name_dedupe)
 {
-	pcln_target t = { 4, 1, 0 };
+	pcln_builder *b = new_builder(4, 1, 0);
 	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
 	const pcln_build_stats *st;
 	uint8_t *blob;
 	size_t len;
@@ -217,16 +237,18 @@ START_TEST(test_name_dedupe)
 	    &err), 1);
 	ck_assert_int_eq(pcln_builder_add_func(b, "other", 0x300, 4, 0, 0,
 	    &err), 2);
-	ck_assert_int_eq(pcln_builder_write(b, PCLN_WRITE_GO12, &blob, &len,
-	    &err), 0);
+	blob = write_ok(b, PCLN_WRITE_GO12, &len);
 	st = pcln_builder_stats(b);
 	ck_assert_uint_eq(st->nnames, 3);
 	ck_assert_uint_eq(st->nnames_unique, 2);
 	ck_assert_uint_eq(st->dedupe_saved, sizeof "static_fn");
 	ck_assert_uint_eq(st->names, sizeof "static_fn" + sizeof "other");
-	n0 = pclnrt_load32(blob + pcln_builder_layout(b, 0)->funcoff + 4, 0);
-	n1 = pclnrt_load32(blob + pcln_builder_layout(b, 1)->funcoff + 4, 0);
-	n2 = pclnrt_load32(blob + pcln_builder_layout(b, 2)->funcoff + 4, 0);
+	n0 = pclnrt_load32(blob + pcln_builder_layout(b, 0)->funcoff +
+	    PCLN_FUNC_NAMEOFF(4), 0);
+	n1 = pclnrt_load32(blob + pcln_builder_layout(b, 1)->funcoff +
+	    PCLN_FUNC_NAMEOFF(4), 0);
+	n2 = pclnrt_load32(blob + pcln_builder_layout(b, 2)->funcoff +
+	    PCLN_FUNC_NAMEOFF(4), 0);
 	ck_assert_uint_eq(n0, n1);
 	ck_assert_uint_ne(n0, n2);
 	ck_assert_str_eq((const char *)blob + n0, "static_fn");
@@ -291,20 +313,14 @@ END_TEST
 
 START_TEST(test_empty)
 {
-	pcln_target t = { 8, 1, 0 };
-	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
+	pcln_builder *b = new_builder(8, 1, 0);
 	uint8_t *blob;
 	size_t len;
 
-	ck_assert_int_eq(pcln_builder_write(b, PCLN_WRITE_GO12, &blob, &len,
-	    &err), 0);
+	blob = write_ok(b, PCLN_WRITE_GO12, &len);
 	ck_assert_uint_eq(len, 8 + 8 + 8 + 4 + 4 + 4);	/* pad to 8 */
-	ck_assert_int_eq(pcln_verify(blob, len, &err), 0);
 	free(blob);
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
-	ck_assert_int_eq(pcln_verify(blob, len, &err), 0);
-	free(blob);
+	free(write_ok(b, 0, &len));
 	pcln_builder_free(b);
 }
 END_TEST
@@ -312,11 +328,9 @@ END_TEST
 START_TEST(test_many_functions)
 {
 	/* 200000 functions with three tables each: the layout scales. */
-	pcln_target t = { 8, 4, 0 };
+	pcln_builder *b = new_builder(8, 4, 0);
 	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
 	const pcln_build_stats *st;
-	uint8_t *blob;
 	size_t len;
 	long i, n = 200000;
 	char name[32];
@@ -334,13 +348,12 @@ START_TEST(test_many_functions)
 		ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCLN,
 		    0, (int32_t)i + 1000, &err), 0);
 	}
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
+	free(write_ok(b, 0, &len));
 	st = pcln_builder_stats(b);
 	ck_assert_uint_eq(st->nfunc, (size_t)n);
 	ck_assert_uint_eq(st->ntables, 3 * (size_t)n);
 	/* pcsp and pcfile are the same for all: two unique + n pcln. */
 	ck_assert_uint_eq(st->ntables_unique, (size_t)n + 2);
-	free(blob);
 	pcln_builder_free(b);
 }
 END_TEST
@@ -376,16 +389,15 @@ static const struct {
 
 START_TEST(test_bad_func)
 {
-	pcln_target t = { bad_funcs[_i].ps, bad_funcs[_i].q, 0 };
+	pcln_builder *b = new_builder(bad_funcs[_i].ps, bad_funcs[_i].q, 0);
 	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
 
 	ck_assert_int_eq(pcln_builder_add_func(b, "bad", bad_funcs[_i].entry,
 	    bad_funcs[_i].size, 0, 0, &err), -1);
 	ck_assert_int_eq(err.code, bad_funcs[_i].code);
 	ck_assert_ptr_nonnull(strstr(err.msg, "bad"));
 	/* The last address that still fits is fine. */
-	ck_assert_int_eq(pcln_builder_add_func(b, "ok", t.ptrsize == 4 ?
+	ck_assert_int_eq(pcln_builder_add_func(b, "ok", bad_funcs[_i].ps == 4 ?
 	    0xffffffe0u : UINT64_MAX - 0x1f, 0x10, 0, 0, &err), 0);
 	pcln_builder_free(b);
 }
@@ -399,9 +411,8 @@ START_TEST(test_point_errors)
 	static const uint8_t trailing[] = { 0x02, 0x04, 0x00, 0x00 };
 	static const uint8_t ovf[] = { 0x02, 0xff, 0xff, 0xff, 0xff, 0x7f };
 	static const uint8_t nofile[] = { 0x00, 0x04, 0x00 };
-	pcln_target t = { 8, 4, 0 };
+	pcln_builder *b = new_builder(8, 4, 0);
 	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
 	long f = pcln_builder_add_func(b, "g", 0x1000, 0x10, 0, 0, &err);
 
 	ck_assert_int_eq(pcln_builder_add_file(b, "a.c", &err), 1);
@@ -465,47 +476,45 @@ START_TEST(test_point_errors)
 }
 END_TEST
 
-START_TEST(test_overlap)
+/* Two functions (A at AE, AS bytes, then B) written: the result. */
+static int
+write_two(uint64_t ae, uint64_t as, uint64_t be, uint64_t bs, pcln_err *err)
 {
-	pcln_target t = { 8, 1, 0 };
-	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
+	pcln_builder *b = new_builder(8, 1, 0);
 	uint8_t *blob = NULL;
 	size_t len = 0;
+	int rc;
 
-	pcln_builder_add_func(b, "later", 0x2000, 0x10, 0, 0, &err);
-	pcln_builder_add_func(b, "first", 0x1000, 0x1001, 0, 0, &err);
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), -1);
+	pcln_builder_add_func(b, "later", ae, as, 0, 0, err);
+	pcln_builder_add_func(b, "first", be, bs, 0, 0, err);
+	rc = pcln_builder_write(b, 0, &blob, &len, err);
+	ck_assert(rc == 0 ? blob != NULL : blob == NULL);
+	free(blob);
+	pcln_builder_free(b);
+	return rc;
+}
+
+START_TEST(test_overlap)
+{
+	pcln_err err;
+
+	ck_assert_int_eq(write_two(0x2000, 0x10, 0x1000, 0x1001, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EOVERLAP);
 	ck_assert_ptr_nonnull(strstr(err.msg, "first"));
 	ck_assert_ptr_nonnull(strstr(err.msg, "later"));
 	ck_assert_ptr_nonnull(strstr(err.msg, "0x2001"));
-	ck_assert_ptr_null(blob);
-	pcln_builder_free(b);
-
 	/* The same entry twice overlaps too. */
-	b = pcln_builder_new(&t, &err);
-	pcln_builder_add_func(b, "a", 0x1000, 0x10, 0, 0, &err);
-	pcln_builder_add_func(b, "b", 0x1000, 0x10, 0, 0, &err);
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), -1);
+	ck_assert_int_eq(write_two(0x1000, 0x10, 0x1000, 0x10, &err), -1);
 	ck_assert_int_eq(err.code, PCLN_EOVERLAP);
-	pcln_builder_free(b);
-
 	/* Touching is fine. */
-	b = pcln_builder_new(&t, &err);
-	pcln_builder_add_func(b, "a", 0x1000, 0x10, 0, 0, &err);
-	pcln_builder_add_func(b, "b", 0x1010, 0x10, 0, 0, &err);
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
-	free(blob);
-	pcln_builder_free(b);
+	ck_assert_int_eq(write_two(0x1000, 0x10, 0x1010, 0x10, &err), 0);
 }
 END_TEST
 
 START_TEST(test_write_args)
 {
-	pcln_target t = { 8, 1, 0 };
+	pcln_builder *b = new_builder(8, 1, 0);
 	pcln_err err;
-	pcln_builder *b = pcln_builder_new(&t, &err);
 	uint8_t *blob;
 	size_t len;
 
