@@ -67,21 +67,24 @@ go_release(int layout)
 
 /* One value of the summary, described once for both outputs: its JSON
  * key (NULL: text only), its kind and value, and the text around it
- * (BEFORE NULL: JSON only).  A text line is its fields' BEFORE, value
- * and AFTER in order; the field whose AFTER ends in a newline ends it. */
-enum { F_UINT, F_HEX, F_HEX8, F_HEX16, F_STR };
+ * (BEFORE NULL: JSON only), a number or string padded to WIDTH (< 0:
+ * on the right).  A text line is its fields' BEFORE, value and AFTER in
+ * order. */
+enum { F_UINT, F_HEX, F_HEX8, F_HEX16, F_STR, F_PCT };
 
 struct field {
 	const char *key;
 	int kind;
-	uint64_t u;		/* F_UINT, F_HEX* */
-	const char *s;		/* F_STR */
+	uint64_t u;		/* F_UINT, F_HEX*; F_PCT: the part */
+	const char *s;		/* F_STR; F_PCT: unused */
 	const char *before, *after;
+	int width;
+	uint64_t total;		/* F_PCT: the whole */
 };
 
-#define UINT_F(k, v, b, a)	{ k, F_UINT, (uint64_t)(v), NULL, b, a }
-#define HEX_F(k, v, b, a)	{ k, F_HEX, (uint64_t)(v), NULL, b, a }
-#define STR_F(k, v, b, a)	{ k, F_STR, 0, v, b, a }
+#define UINT_F(k, v, b, a)	{ k, F_UINT, (uint64_t)(v), NULL, b, a, 0, 0 }
+#define HEX_F(k, v, b, a)	{ k, F_HEX, (uint64_t)(v), NULL, b, a, 0, 0 }
+#define STR_F(k, v, b, a)	{ k, F_STR, 0, v, b, a, 0, 0 }
 #define NFIELDS(a)		(sizeof (a) / sizeof (a)[0])
 
 static void
@@ -94,11 +97,12 @@ text_fields(const struct field *f, size_t n)
 			continue;
 		fputs(f->before, stdout);
 		switch (f->kind) {
-		case F_UINT:	printf("%" PRIu64, f->u); break;
+		case F_UINT:	printf("%*" PRIu64, f->width, f->u); break;
 		case F_HEX:	printf("0x%" PRIx64, f->u); break;
 		case F_HEX8:	printf("0x%08" PRIx64, f->u); break;
 		case F_HEX16:	printf("0x%016" PRIx64, f->u); break;
-		default:	fputs(f->s, stdout); break;
+		case F_STR:	printf("%*s", f->width, f->s); break;
+		default:	printf("%7.1f%%", percent(f->u, f->total));
 		}
 		fputs(f->after, stdout);
 	}
@@ -110,7 +114,7 @@ json_fields(json *j, const struct field *f, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++, f++) {
-		if (f->key == NULL)
+		if (f->key == NULL || f->kind == F_PCT)
 			continue;
 		json_key(j, f->key);
 		if (f->kind == F_UINT)
@@ -157,11 +161,11 @@ summary_fields(const dump_input *in, struct summary *m)
 		STR_F("release", go_release(in->go.layout),
 		    "source:        Go ", " pclntab (magic "),
 		{ "magic", F_HEX8, in->go.magic, NULL, "",
-		    "), converted to pcln\n" },
+		    "), converted to pcln\n", 0, 0 },
 	};
 	const struct field hdr[] = {
 		{ "magic", F_HEX8, PCLN_GO12_MAGIC, NULL,
-		    "format:        Go 1.2 pclntab (magic ", "), " },
+		    "format:        Go 1.2 pclntab (magic ", "), ", 0, 0 },
 		STR_F("byteorder", byteorder(fi->target.bigendian), "", "\n"),
 		UINT_F("ptrsize", fi->target.ptrsize, "pointer size:  ", "\n"),
 		UINT_F("quantum", fi->target.quantum, "pc quantum:    ", "\n"),
@@ -182,7 +186,8 @@ summary_fields(const dump_input *in, struct summary *m)
 			    "trailer:       version ", ", "),
 			UINT_F(NULL, m->nsect, "", " section"),
 			STR_F(NULL, m->plural, "", ", checksum "),
-			{ "checksum", F_HEX16, fi->checksum, NULL, "", "\n" },
+			{ "checksum", F_HEX16, fi->checksum, NULL, "", "\n",
+			    0, 0 },
 		};
 		memcpy(m->trl, trl, sizeof trl);
 	}
@@ -215,6 +220,54 @@ section_fields(const dump_input *in, uint32_t i, struct field f[4])
 	}
 }
 
+/* pc-value table kind K (pcsp, pcfile, pcln, pcdata): its name (the
+ * JSON object's key), references and distinct tables. */
+static const char *
+tables_row(const dump_sizes *sz, int k, struct field f[3])
+{
+	const char *name = k < 3 ? pclnrt_table_name(k) : "pcdata";
+	const struct field r[] = {
+		{ NULL, F_STR, 0, name, "  ", " ", -10, 0 },
+		{ "refs", F_UINT, sz->refs[k], NULL, "", " ", 8, 0 },
+		{ "distinct", F_UINT, sz->distinct[k], NULL, "", "\n", 8, 0 },
+	};
+
+	memcpy(f, r, sizeof r);
+	return name;
+}
+
+/* Distinct names: functions (those inlined-only, in text only, if any),
+ * files. */
+static void
+names_fields(const dump_sizes *sz, struct field f[3])
+{
+	const struct field r[] = {
+		UINT_F("functions", sz->nfuncnames, "distinct names: ",
+		    " function"),
+		UINT_F(NULL, sz->ninlnames, sz->ninlnames > 0 ? " (" : NULL,
+		    " of them inlined-only)"),
+		UINT_F("files", sz->nfilenames, ", ", " file\n"),
+	};
+
+	memcpy(f, r, sizeof r);
+}
+
+/* Part K of the size breakdown (PART_N: the total): name, bytes (JSON
+ * key: the name), percent. */
+static void
+sizes_row(const dump_sizes *sz, int k, struct field f[3])
+{
+	const char *name = k < PART_N ? dump_part_names[k] : "total";
+	uint64_t n = k < PART_N ? sz->bytes[k] : sz->total;
+	const struct field r[] = {
+		{ NULL, F_STR, 0, name, "  ", " ", -10, 0 },
+		{ name, F_UINT, n, NULL, "", " ", 10, 0 },
+		{ NULL, F_PCT, n, NULL, "", "\n", 0, sz->total },
+	};
+
+	memcpy(f, r, sizeof r);
+}
+
 static void
 json_container(json *j, const dump_input *in, const struct summary *m)
 {
@@ -234,7 +287,7 @@ static void
 summary_json(const dump_input *in, const struct summary *m,
     const dump_sizes *sz)
 {
-	struct field sf[4];
+	struct field sf[4], row[3];
 	json j;
 	uint32_t i;
 	int k;
@@ -265,30 +318,23 @@ summary_json(const dump_input *in, const struct summary *m,
 	json_key(&j, "tables");
 	json_begin_object(&j);
 	for (k = 0; k < 4; k++) {
-		json_key(&j, k < 3 ? pclnrt_table_name(k) : "pcdata");
+		json_key(&j, tables_row(sz, k, row));
 		json_begin_object(&j);
-		json_key(&j, "refs");
-		json_uint(&j, sz->refs[k]);
-		json_key(&j, "distinct");
-		json_uint(&j, sz->distinct[k]);
+		json_fields(&j, row, NFIELDS(row));
 		json_end_object(&j);
 	}
 	json_end_object(&j);
 	json_key(&j, "names");
 	json_begin_object(&j);
-	json_key(&j, "functions");
-	json_uint(&j, sz->nfuncnames);
-	json_key(&j, "files");
-	json_uint(&j, sz->nfilenames);
+	names_fields(sz, row);
+	json_fields(&j, row, NFIELDS(row));
 	json_end_object(&j);
 	json_key(&j, "sizes");
 	json_begin_object(&j);
-	for (k = 0; k < PART_N; k++) {
-		json_key(&j, dump_part_names[k]);
-		json_uint(&j, sz->bytes[k]);
+	for (k = 0; k <= PART_N; k++) {
+		sizes_row(sz, k, row);
+		json_fields(&j, row, NFIELDS(row));
 	}
-	json_key(&j, "total");
-	json_uint(&j, sz->total);
 	json_end_object(&j);
 	json_end_object(&j);
 	json_end_document(&j);
@@ -298,7 +344,7 @@ static void
 summary_text(const dump_input *in, const struct summary *m,
     const dump_sizes *sz)
 {
-	struct field sf[4];
+	struct field sf[4], row[3];
 	uint32_t i;
 	int k;
 
@@ -317,24 +363,18 @@ summary_text(const dump_input *in, const struct summary *m,
 		}
 	}
 	printf("pc-value tables (references, distinct):\n");
-	for (k = 0; k < 4; k++)
-		printf("  %-10s %8" PRIu64 " %8" PRIu64 "\n",
-		    k < 3 ? pclnrt_table_name(k) : "pcdata", sz->refs[k],
-		    sz->distinct[k]);
-	if (sz->ninlnames > 0)
-		printf("distinct names: %" PRIu64 " function (%" PRIu64
-		    " of them inlined-only), %" PRIu64 " file\n",
-		    sz->nfuncnames, sz->ninlnames, sz->nfilenames);
-	else
-		printf("distinct names: %" PRIu64 " function, %" PRIu64
-		    " file\n", sz->nfuncnames, sz->nfilenames);
+	for (k = 0; k < 4; k++) {
+		tables_row(sz, k, row);
+		text_fields(row, NFIELDS(row));
+	}
+	names_fields(sz, row);
+	text_fields(row, NFIELDS(row));
 	printf("size breakdown:\n");
 	printf("  %-10s %10s %8s\n", "part", "bytes", "percent");
-	for (k = 0; k < PART_N; k++)
-		printf("  %-10s %10" PRIu64 " %7.1f%%\n", dump_part_names[k],
-		    sz->bytes[k], percent(sz->bytes[k], sz->total));
-	printf("  %-10s %10" PRIu64 " %7.1f%%\n", "total", sz->total,
-	    percent(sz->total, sz->total));
+	for (k = 0; k <= PART_N; k++) {
+		sizes_row(sz, k, row);
+		text_fields(row, NFIELDS(row));
+	}
 }
 
 int
