@@ -56,7 +56,21 @@ compare() {
 	    awk "$records" >"$work/$name.ours"
 	"$ref" -a -f -i -e "$bin" <"$work/$name.addrs" |
 	    awk "$records" >"$work/$name.theirs"
-	paste -d' ' "$work/$name.ours" "$work/$name.theirs" "$work/$name.insns" |
+	# A second opinion where binutils differs: binutils 2.40 names the
+	# compile unit's own file for the rows of a separately placed
+	# function (an out-of-line copy of a header's static inline
+	# function, a .cold part) whose lines are in a header, where the
+	# decoded line table (objdump --dwarf=decodedline) and
+	# llvm-addr2line name the header.
+	if [ "$ref" = addr2line ] && command -v llvm-addr2line >/dev/null 2>&1
+	then
+		llvm-addr2line -a -f -i -e "$bin" <"$work/$name.addrs" |
+		    awk "$records" >"$work/$name.second"
+	else
+		cp "$work/$name.theirs" "$work/$name.second"
+	fi
+	paste -d' ' "$work/$name.ours" "$work/$name.theirs" "$work/$name.insns" \
+	    "$work/$name.second" |
 	    awk -v name="$name" -v ref="$ref" '
 	function norm(a) { sub(/^0x0*/, "", a); return a }
 	function cat_(c, why, line) {
@@ -70,6 +84,7 @@ compare() {
 		if (o ~ /^\?\?@/ && $6 == "pad") { pad++; next }
 		total++
 		if (o == t) { ok++; if (o ~ /@\?:\?$/) noline++; if (o ~ /\|/) inl++; next }
+		if (norm($7) == norm(oa) && o == $8) { ok++; second++; next }
 		line = oa " ours " o " " ref " " t
 		split(outer(o), of, "@"); split(outer(t), tf, "@")
 		split(o, oi, "[@|]"); split(t, ti, "[@|]")
@@ -94,6 +109,9 @@ compare() {
 		    "and file:line); %d matches are in inlined code, %d have " \
 		    "no line on either side (addr2line then names the " \
 		    "unit'"'"'s file, pcln none)\n", ref, inl, noline
+		if (second > 0)
+			printf "  %d of the matches are where %s differs and " \
+			    "llvm-addr2line agrees with pcln\n", second, ref
 		for (c in n)
 			printf "  %-7s %6d  %s\n%s", c, n[c], expl[c], ex[c]
 		if (total == 0 || bad > 0 || diff * 1000 > total)
