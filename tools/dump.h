@@ -3,7 +3,8 @@
  * pclndump.c parses the command line and dispatches; dump_input.c loads a
  * file and finds the blob in it; dump_json.c writes JSON; dump_size.c
  * computes the size breakdown; dump_cmds.c prints the listings;
- * dump_a2l.c is the addr2line-compatible mode.
+ * dump_a2l.c is the addr2line-compatible mode; dump_demangle.c
+ * demangles names (libiberty).
  */
 #ifndef PCLN_DUMP_H
 #define PCLN_DUMP_H
@@ -138,7 +139,33 @@ typedef struct dump_opts {
 	const char *name_glob;		/* functions --name */
 	int has_range;
 	uint64_t lo, hi;		/* functions --range [lo, hi) */
+	int demangle;			/* -C, --demangle[=STYLE] */
 } dump_opts;
+
+/* --- demangling (dump_demangle.c) ------------------------------------ */
+
+/* Select libiberty's demangling style by its name (as binutils'
+ * --demangle=STYLE: "auto", "gnu-v3", "rust", "dlang", ...); NULL keeps
+ * the default (auto).  Returns 0, or prints the error and returns -1. */
+int dump_demangle_style(const char *style);
+/* -R / -r of binutils addr2line: keep (default) or lift libiberty's
+ * recursion limit. */
+void dump_demangle_recurse_limit(int on);
+/* NAME demangled as binutils addr2line -C prints it (bfd_demangle with
+ * DMGL_PARAMS | DMGL_ANSI): a malloc'ed string the caller frees, or NULL
+ * when NAME is not a name the style demangles (or memory ran out). */
+char *dump_demangle(const char *name);
+/* The name to print: NAME, or with O->demangle its demangled form in
+ * *FREEP (which the caller frees; NULL when NAME is printed as is). */
+const char *dump_name(const dump_opts *o, const char *name, char **freep);
+/* "KEY": NAME, and with O->demangle "demangled": the demangled name or
+ * null (doc/JSON.md). */
+void dump_json_name(json *j, const dump_opts *o, const char *key,
+    const char *name);
+/* Does NAME match PATTERN (fnmatch if GLOB, else equal)?  With
+ * O->demangle its demangled form may match instead. */
+int dump_name_match(const dump_opts *o, const char *pattern,
+    const char *name, int glob);
 
 int dump_summary(dump_input *in, const dump_opts *o);
 int dump_functions(dump_input *in, const dump_opts *o);
@@ -149,8 +176,9 @@ int dump_line(dump_input *in, const dump_opts *o, char **specs, int n);
 int dump_verify(const char *path, const dump_opts *o);
 
 /* addr2line mode: ARGV after the command name; PROG for messages.
- * VERIFY: verify the whole blob first (as --verify). */
-int dump_addr2line(int argc, char **argv, int verify);
+ * VERIFY: verify the whole blob first (as --verify); DEMANGLE: as -C
+ * (a --demangle given before the command). */
+int dump_addr2line(int argc, char **argv, int verify, int demangle);
 
 /* Parse a hexadecimal number (optional 0x), the whole string. 0 or -1. */
 int dump_parse_hex(const char *s, uint64_t *v);

@@ -19,8 +19,11 @@
  *   caller with the position of the call, innermost first (with -p as
  *   " (inlined by) NAME at FILE:LINE"), from the runtime's
  *   pclnrt_inline.
- * Not done: -j (section-relative addresses) and -C demangling (accepted,
- * names are printed as stored).
+ * - -C / --demangle[=STYLE] demangles every name printed, inlined ones
+ *   included, as binutils does (dump_demangle.c: libiberty, flags
+ *   DMGL_PARAMS | DMGL_ANSI, -r lifting the recursion limit); "??" is
+ *   never demangled.
+ * Not done: -j (section-relative addresses).
  *
  * Opening: a pcln blob is opened without the verifier (the file is
  * mmap'ed, so the first answer costs O(1) plus the lookup, not a decode
@@ -50,6 +53,7 @@
 struct a2l {
 	dump_input in;
 	int functions, addresses, pretty, basenames, inlines, verify;
+	int demangle;
 	pclnrt_table rt;	/* the same blob, for pclnrt_inline */
 	int rt_ok;
 	unsigned width;		/* hex digits of -a */
@@ -161,11 +165,16 @@ print_loc(const struct a2l *a, const char *file, int32_t line)
 static void
 print_name(const struct a2l *a, const char *name)
 {
+	char *dm = NULL;
+
 	if (!a->functions)
 		return;
 	if (name == NULL || *name == 0)
 		name = "??";
+	else if (a->demangle && (dm = dump_demangle(name)) != NULL)
+		name = dm;
 	printf(a->pretty ? "%s at " : "%s\n", name);
+	free(dm);
 }
 
 /* May function I be answered from?  Checks it the first time (lazy
@@ -265,14 +274,18 @@ usage(FILE *f)
 	    "  -f --functions         Show function names\n"
 	    "     --verify            Verify the whole blob before the first "
 	    "answer\n"
-	    "  -C --demangle[=style]  Accepted; names are printed as stored\n"
+	    "  -C --demangle[=style]  Demangle function names\n"
+	    "  -R --recurse-limit     Enable a limit on recursion whilst "
+	    "demangling.  [Default]\n"
+	    "  -r --no-recurse-limit  Disable a limit on recursion whilst "
+	    "demangling\n"
 	    "  -h --help              Display this information\n"
 	    "  -v --version           Display the program's version\n",
 	    dump_prog);
 }
 
 int
-dump_addr2line(int argc, char **argv, int verify)
+dump_addr2line(int argc, char **argv, int verify, int demangle)
 {
 	static const struct option longopts[] = {
 		{ "addresses", no_argument, NULL, 'a' },
@@ -283,8 +296,10 @@ dump_addr2line(int argc, char **argv, int verify)
 		{ "inlines", no_argument, NULL, 'i' },
 		{ "section", required_argument, NULL, 'j' },
 		{ "pretty-print", no_argument, NULL, 'p' },
-		{ "no-recurse-limit", no_argument, NULL, 'R' },
-		{ "recurse-limit", no_argument, NULL, 'r' },
+		{ "recurse-limit", no_argument, NULL, 'R' },
+		{ "recursion-limit", no_argument, NULL, 'R' },
+		{ "no-recurse-limit", no_argument, NULL, 'r' },
+		{ "no-recursion-limit", no_argument, NULL, 'r' },
 		{ "basenames", no_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
@@ -297,18 +312,24 @@ dump_addr2line(int argc, char **argv, int verify)
 
 	memset(&a, 0, sizeof a);
 	a.verify = verify;
+	a.demangle = demangle;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "ab:Ce:fHhij:pRrsVv", longopts,
 	    NULL)) != -1) {
 		switch (c) {
 		case 'a': a.addresses = 1; break;
 		case 'b': break;	/* the blob says what it is */
-		case 'C': break;
+		case 'C':
+			a.demangle = 1;
+			if (dump_demangle_style(optarg) < 0)
+				return DUMP_EXIT_USAGE;
+			break;
 		case 'e': exe = optarg; break;
 		case 'f': a.functions = 1; break;
 		case 'i': a.inlines = 1; break;
 		case 'p': a.pretty = 1; break;
-		case 'R': case 'r': break;
+		case 'R': dump_demangle_recurse_limit(1); break;
+		case 'r': dump_demangle_recurse_limit(0); break;
 		case 's': a.basenames = 1; break;
 		case OPT_VERIFY: a.verify = 1; break;
 		case 'H': case 'h':

@@ -4,7 +4,6 @@
 #include <config.h>
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -429,13 +428,14 @@ dump_functions(dump_input *in, const dump_opts *o)
 		    "FRAME", "NAME", "FILE:LINE");
 	for (i = 0; i < n; i++) {
 		pcln_func f;
-		const char *file;
+		const char *file, *name;
+		char *dm;
 		int32_t line;
 
 		if (pcln_get_func(in->t, i, &f) < 0)
 			continue;
 		if (o->name_glob != NULL &&
-		    fnmatch(o->name_glob, f.name, 0) != 0)
+		    !dump_name_match(o, o->name_glob, f.name, 1))
 			continue;
 		if (o->has_range && (f.end <= o->lo || f.entry >= o->hi))
 			continue;
@@ -445,8 +445,7 @@ dump_functions(dump_input *in, const dump_opts *o)
 			json_begin_object(&j);
 			json_key(&j, "index");
 			json_uint(&j, i);
-			json_key(&j, "name");
-			json_string(&j, f.name);
+			dump_json_name(&j, o, "name", f.name);
 			json_key(&j, "entry");
 			json_hex(&j, f.entry);
 			json_key(&j, "end");
@@ -467,10 +466,12 @@ dump_functions(dump_input *in, const dump_opts *o)
 			json_end_object(&j);
 			continue;
 		}
+		name = dump_name(o, f.name, &dm);
 		printf("%6zu  0x%0*" PRIx64 "  0x%0*" PRIx64 "  %8" PRIu64
 		    "  %6" PRId32 "  %6" PRId32 "  %s  %s:", i, (int)w, f.entry,
-		    (int)w, f.end, f.end - f.entry, f.args, f.frame, f.name,
+		    (int)w, f.end, f.end - f.entry, f.args, f.frame, name,
 		    file != NULL ? file : "??");
+		free(dm);
 		if (line > 0)
 			printf("%" PRId32 "\n", line);
 		else
@@ -546,12 +547,13 @@ rows(dump_input *in, json *j, int js, size_t i, int tab, uint32_t off)
 }
 
 static int
-detail(dump_input *in, json *j, int js, size_t i)
+detail(dump_input *in, json *j, const dump_opts *o, size_t i)
 {
 	pcln_func f;
 	unsigned w = dump_addr_width(in);
 	uint32_t k;
-	int rc = 0, r;
+	int rc = 0, r, js = o->json;
+	char *dm;
 
 	if (pcln_get_func(in->t, i, &f) < 0)
 		return DUMP_EXIT_NOTFOUND;
@@ -559,8 +561,7 @@ detail(dump_input *in, json *j, int js, size_t i)
 		json_begin_object(j);
 		json_key(j, "index");
 		json_uint(j, i);
-		json_key(j, "name");
-		json_string(j, f.name);
+		dump_json_name(j, o, "name", f.name);
 		json_key(j, "entry");
 		json_hex(j, f.entry);
 		json_key(j, "end");
@@ -608,7 +609,10 @@ detail(dump_input *in, json *j, int js, size_t i)
 		json_end_object(j);
 		return rc;
 	}
-	printf("function %zu: %s\n", i, f.name);
+	printf("function %zu: %s\n", i, dump_name(o, f.name, &dm));
+	if (dm != NULL)
+		printf("  mangled: %s\n", f.name);
+	free(dm);
 	printf("  entry:   0x%0*" PRIx64 "\n", (int)w, f.entry);
 	printf("  end:     0x%0*" PRIx64 " (size %" PRIu64 ")\n", (int)w, f.end,
 	    f.end - f.entry);
@@ -677,7 +681,7 @@ dump_func_detail(dump_input *in, const dump_opts *o, char **what, int n)
 			if (fi >= 0) {
 				if (!o->json && printed++)
 					putchar('\n');
-				if ((r = detail(in, &j, o->json,
+				if ((r = detail(in, &j, o,
 				    (size_t)fi)) != 0)
 					rc = r;
 				found = 1;
@@ -690,14 +694,12 @@ dump_func_detail(dump_input *in, const dump_opts *o, char **what, int n)
 					pcln_func f;
 					if (pcln_get_func(in->t, i, &f) < 0)
 						continue;
-					if (pass == 0 ?
-					    strcmp(f.name, w) != 0 :
-					    fnmatch(w, f.name, 0) != 0)
+					if (!dump_name_match(o, w, f.name,
+					    pass))
 						continue;
 					if (!o->json && printed++)
 						putchar('\n');
-					if ((r = detail(in, &j, o->json,
-					    i)) != 0)
+					if ((r = detail(in, &j, o, i)) != 0)
 						rc = r;
 					found = 1;
 				}
@@ -720,12 +722,14 @@ dump_func_detail(dump_input *in, const dump_opts *o, char **what, int n)
 /* --- lookup ------------------------------------------------------------- */
 
 static void
-lookup_one(dump_input *in, json *j, int js, uint64_t pc)
+lookup_one(dump_input *in, json *j, const dump_opts *o, uint64_t pc)
 {
 	unsigned w = dump_addr_width(in);
 	pcln_loc loc;
 	pcln_func f;
 	uint32_t k;
+	int js = o->json;
+	char *dm;
 
 	if (pcln_lookup(in->t, pc, &loc) < 0 || loc.func < 0 ||
 	    pcln_get_func(in->t, (size_t)loc.func, &f) < 0) {
@@ -745,8 +749,7 @@ lookup_one(dump_input *in, json *j, int js, uint64_t pc)
 		json_begin_object(j);
 		json_key(j, "pc");
 		json_hex(j, pc);
-		json_key(j, "func");
-		json_string(j, loc.name);
+		dump_json_name(j, o, "func", loc.name);
 		json_key(j, "index");
 		json_uint(j, (uint64_t)loc.func);
 		json_key(j, "entry");
@@ -769,8 +772,9 @@ lookup_one(dump_input *in, json *j, int js, uint64_t pc)
 		json_begin_array(j);
 	} else {
 		printf("0x%0*" PRIx64 "  %s+0x%" PRIx64 "  %s:", (int)w, pc,
-		    loc.name, pc - loc.entry,
+		    dump_name(o, loc.name, &dm), pc - loc.entry,
 		    loc.file != NULL ? loc.file : "??");
+		free(dm);
 		if (loc.line > 0)
 			printf("%" PRId32, loc.line);
 		else
@@ -803,7 +807,7 @@ lookup_one(dump_input *in, json *j, int js, uint64_t pc)
 }
 
 static int
-lookup_str(dump_input *in, json *j, int js, const char *s)
+lookup_str(dump_input *in, json *j, const dump_opts *o, const char *s)
 {
 	uint64_t pc;
 
@@ -812,7 +816,7 @@ lookup_str(dump_input *in, json *j, int js, const char *s)
 		    s);
 		return DUMP_EXIT_USAGE;
 	}
-	lookup_one(in, j, js, pc);
+	lookup_one(in, j, o, pc);
 	return 0;
 }
 
@@ -825,7 +829,7 @@ dump_lookup(dump_input *in, const dump_opts *o, char **pcs, int n)
 	json_init(&j, stdout, 0);
 	if (n > 0) {
 		for (a = 0; a < n; a++)
-			if ((r = lookup_str(in, &j, o->json, pcs[a])) != 0)
+			if ((r = lookup_str(in, &j, o, pcs[a])) != 0)
 				rc = r;
 	} else {
 		dump_lines lr;
@@ -842,7 +846,7 @@ dump_lookup(dump_input *in, const dump_opts *o, char **pcs, int n)
 			    t[-1] == '\r'))
 				*--t = 0;
 			if (*s != 0 &&
-			    (r = lookup_str(in, &j, o->json, s)) != 0)
+			    (r = lookup_str(in, &j, o, s)) != 0)
 				rc = r;
 			free(line);
 		}
@@ -859,7 +863,7 @@ dump_lookup(dump_input *in, const dump_opts *o, char **pcs, int n)
 struct range_ctx {
 	dump_input *in;
 	json *j;
-	int js;
+	const dump_opts *o;
 	const char *spec;
 };
 
@@ -869,26 +873,28 @@ range_cb(void *arg, size_t fi, uint64_t start, uint64_t end)
 	struct range_ctx *c = arg;
 	unsigned w = dump_addr_width(c->in);
 	pcln_func f;
+	char *dm;
 
 	if (pcln_get_func(c->in->t, fi, &f) < 0)
 		return 0;
-	if (c->js) {
+	if (c->o->json) {
 		json_begin_object(c->j);
 		json_key(c->j, "start");
 		json_hex(c->j, start);
 		json_key(c->j, "end");
 		json_hex(c->j, end);
-		json_key(c->j, "func");
-		json_string(c->j, f.name);
+		dump_json_name(c->j, c->o, "func", f.name);
 		json_key(c->j, "index");
 		json_uint(c->j, fi);
 		json_key(c->j, "offset");
 		json_uint(c->j, start - f.entry);
 		json_end_object(c->j);
-	} else
+	} else {
 		printf("%s  [0x%0*" PRIx64 ", 0x%0*" PRIx64 ")  %s+0x%" PRIx64
-		    "\n", c->spec, (int)w, start, (int)w, end, f.name,
-		    start - f.entry);
+		    "\n", c->spec, (int)w, start, (int)w, end,
+		    dump_name(c->o, f.name, &dm), start - f.entry);
+		free(dm);
+	}
 	return 0;
 }
 
@@ -923,7 +929,7 @@ dump_line(dump_input *in, const dump_opts *o, char **specs, int n)
 		}
 		c.in = in;
 		c.j = &j;
-		c.js = o->json;
+		c.o = o;
 		c.spec = spec;
 		if (o->json) {
 			json_begin_object(&j);

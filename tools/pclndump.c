@@ -56,6 +56,12 @@ usage(FILE *f)
 	    "  --verify                 verify the whole blob before "
 	    "answering\n"
 	    "                           (addr2line; the others always do)\n"
+	    "  -C, --demangle[=STYLE]   demangle names as binutils addr2line "
+	    "-C does\n"
+	    "                           (libiberty; STYLE: auto, gnu-v3, "
+	    "rust, dlang, ...);\n"
+	    "                           JSON gets a \"demangled\" field "
+	    "beside each name\n"
 	    "  -h, --help               this help\n"
 	    "  -V, --version            version\n"
 	    "\n"
@@ -122,6 +128,7 @@ main(int argc, char **argv)
 		{ "name", required_argument, NULL, 'n' },
 		{ "range", required_argument, NULL, 'r' },
 		{ "verify", no_argument, NULL, 'y' },
+		{ "demangle", optional_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -137,7 +144,7 @@ main(int argc, char **argv)
 	base = base != NULL ? base + 1 : argc > 0 ? argv[0] : "pclndump";
 	if (strcmp(base, "pcln-addr2line") == 0) {
 		dump_prog = "pcln-addr2line";
-		return dump_addr2line(argc, argv, 0);
+		return dump_addr2line(argc, argv, 0, 0);
 	}
 	memset(&o, 0, sizeof o);
 
@@ -147,6 +154,14 @@ main(int argc, char **argv)
 			o.json = 1;
 		else if (strcmp(argv[a], "--verify") == 0)
 			verify = 1;	/* the others always verify */
+		else if (strcmp(argv[a], "-C") == 0 ||
+		    strcmp(argv[a], "--demangle") == 0 ||
+		    strncmp(argv[a], "--demangle=", 11) == 0) {
+			o.demangle = 1;
+			if (dump_demangle_style(strncmp(argv[a],
+			    "--demangle=", 11) == 0 ? argv[a] + 11 : NULL) < 0)
+				return DUMP_EXIT_USAGE;
+		}
 		else if (strcmp(argv[a], "--help") == 0 ||
 		    strcmp(argv[a], "-h") == 0) {
 			usage(stdout);
@@ -165,7 +180,7 @@ main(int argc, char **argv)
 	}
 	cmdname = argv[a];
 	if (strcmp(cmdname, "addr2line") == 0)
-		return dump_addr2line(argc - a, argv + a, verify);
+		return dump_addr2line(argc - a, argv + a, verify, o.demangle);
 	for (k = 0; k < sizeof commands / sizeof commands[0]; k++)
 		if (strcmp(cmdname, commands[k].name) == 0)
 			break;
@@ -178,10 +193,15 @@ main(int argc, char **argv)
 	argc -= a;
 	argv += a;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ChV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o.json = 1;
+			break;
+		case 'C':
+			o.demangle = 1;
+			if (dump_demangle_style(optarg) < 0)
+				return DUMP_EXIT_USAGE;
 			break;
 		case 'y':
 			break;	/* these commands always verify */
