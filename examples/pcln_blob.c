@@ -3,7 +3,7 @@
  *
  * Compiled twice: without PCLN_BLOB for the first link (an empty
  * table, so the program links and its code is laid out), then with
- * -DPCLN_BLOB='"path/to/prog.pcln"' (the table pclnld --elf made from
+ * -DPCLN_BLOB='"path/to/prog.blob"' (the table pclnld --elf made from
  * the first link) for the second link.  The section holds read-only
  * data only and the linker places it after the code, so the code does
  * not move between the two links (examples/crash.mk checks it: the

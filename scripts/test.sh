@@ -1,7 +1,7 @@
 #!/bin/sh
 # scripts/test.sh -- the whole test suite from a fresh Debian 12 machine:
-# set-up (scripts/setup.sh), then `make check` and `make distcheck`, then
-# the suite again under ASan/UBSan/LSan (scripts/sanitize.sh, in
+# set-up (scripts/setup.sh), then `make check` and `make distcheck`, the
+# in-tree build of a fresh clone (scripts/intree.sh), then the suite again under ASan/UBSan/LSan (scripts/sanitize.sh, in
 # _build-san) and a short run of every fuzz target (scripts/fuzz.sh, in
 # _build-fuzz, FUZZ_SECONDS each, default 30).
 set -eu
@@ -17,6 +17,7 @@ if [ "$rc" -ne 0 ]; then
 fi
 make -j"$(nproc)" distcheck
 cd ..
+./scripts/intree.sh
 ./scripts/sanitize.sh
 ./scripts/fuzz.sh
 # The closing line: the main build's count (every later step passed, or
