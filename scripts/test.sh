@@ -1,9 +1,10 @@
 #!/bin/sh
 # scripts/test.sh -- the whole test suite from a fresh Debian 12 machine:
 # set-up (scripts/setup.sh), then `make check` and `make distcheck`, the
-# in-tree build of a fresh clone (scripts/intree.sh), then the suite again under ASan/UBSan/LSan (scripts/sanitize.sh, in
-# _build-san) and a short run of every fuzz target (scripts/fuzz.sh, in
-# _build-fuzz, FUZZ_SECONDS each, default 30).
+# in-tree build of a fresh clone (scripts/intree.sh), then the suite again
+# under ASan/UBSan/LSan (scripts/sanitize.sh, in _build-san) and a short
+# run of every fuzz target (scripts/fuzz.sh, in _build-fuzz, FUZZ_SECONDS
+# each, default 30).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
