@@ -5,10 +5,12 @@
 ## tests/elf-a2l.sh: pclndump addr2line against binutils addr2line at
 ##   every instruction of real programs (gcc and clang builds).
 ## tests/elf-cfi.sh: pcsp against readelf's CFI at every instruction.
-## tests/crash-gdb.sh: examples/crash's handler traceback against gdb's bt.
+## tests/crash-gdb.sh: examples/crash's and examples/crash-cxx's handler
+##   traceback against gdb's bt (tests/crash-frames.py compares the C++
+##   frames), and no allocation in the handler.
 
 dist_check_SCRIPTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh \
-	tests/elf-cfi.sh tests/crash-gdb.sh
+	tests/elf-cfi.sh tests/crash-gdb.sh tests/crash-frames.py
 if HAVE_LIBDW
 TESTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh tests/elf-cfi.sh \
 	tests/crash-gdb.sh

@@ -165,7 +165,8 @@ fi
 if [ -n "$other" ]; then
 	if $other -O2 -g -gdwarf-4 -fomit-frame-pointer \
 	    -I"$top_srcdir/runtime" -o "$work/crash-$other" \
-	    "$top_srcdir/examples/crash.c" "$top_srcdir/examples/pcln_blob.c" \
+	    "$top_srcdir/examples/crash.c" "$top_srcdir/examples/crash_handler.c" \
+	    "$top_srcdir/examples/pcln_blob.c" \
 	    "$top_srcdir"/runtime/*.c 2>"$work/cc.log"; then
 		compare "crash-$other" "$work/crash-$other" addr2line
 	else
