@@ -37,6 +37,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pcln_err err;
 
 	(void)pcln_go_layout_of(buf, size);
+	(void)pcln_go_packed(buf, size);
 	check(pcln_go_import(buf, size, 0x401000, &b, &info, &err), b, &err);
 	b = NULL;
 	check(pcln_go_import_elf(buf, size, &b, &info, &err), b, &err);

@@ -3,8 +3,9 @@
 ## tests/check_goimport: the Go pclntab importer against synthetic tables in
 ##   every Go layout (Check suite; needs no Go toolchain).
 ## tests/gointerop/*.sh: Go's debug/gosym reads our blobs, and we read real
-##   Go binaries; they build Go programs with the installed `go` at test
-##   time (skip, exit 77, without Go; fail under CI=true).
+##   Go binaries and raw Go tables of every layout (go-raw.sh); they build
+##   Go programs with the installed `go` at test time (skip, exit 77,
+##   without Go; fail under CI=true).
 
 check_PROGRAMS += tests/check_goimport
 TESTS += tests/check_goimport
@@ -20,10 +21,12 @@ tests_gointerop_pclnjson_LDADD = lib/libpcln.la
 tests_gointerop_randblob_SOURCES = tests/gointerop/randblob.c
 tests_gointerop_randblob_LDADD = lib/libpcln.la
 
-TESTS += tests/gointerop/go-reads-pcln.sh tests/gointerop/pcln-reads-go.sh
+TESTS += tests/gointerop/go-reads-pcln.sh tests/gointerop/pcln-reads-go.sh \
+	tests/gointerop/go-raw.sh
 dist_check_SCRIPTS += tests/gointerop/go-reads-pcln.sh \
-	tests/gointerop/pcln-reads-go.sh
+	tests/gointerop/pcln-reads-go.sh tests/gointerop/go-raw.sh
 dist_check_DATA += tests/gointerop/go-env.sh tests/gointerop/gosymcheck.go \
+	tests/gointerop/gosyma2l.go \
 	tests/gointerop/prog/main.go tests/gointerop/prog/helper.go
 
 # Go's build cache, binaries and blobs live under tests/gointerop/work.

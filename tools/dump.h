@@ -43,9 +43,11 @@ typedef struct dump_input {
 	size_t len;
 	pcln_table *t;		/* after dump_open_table */
 	pcln_info info;
-	/* A Go pclntab in a layout other than ours (Go 1.16+, or a Go 1.2-1.15
-	 * table our verifier refuses) is converted with pcln_go_convert: BLOB
-	 * then points at CONV, and GO describes the original. */
+	/* A Go pclntab in a layout other than ours (Go 1.16+, or a table
+	 * with the Go 1.2 magic that our verifier refuses and that is a
+	 * .gopclntab section or has no pcln trailer: Go 1.12-1.15's packed
+	 * Func) is converted with pcln_go_convert: BLOB then points at CONV,
+	 * and GO describes the original. */
 	uint8_t *conv;
 	int is_go;
 	pcln_go_info go;
@@ -62,11 +64,15 @@ int dump_open(dump_input *in, const char *path);
  * .pcln section) is opened trusted: pcln_open's O(1) header and trailer
  * checks only, IN->trusted set; a damaged table then gives wrong or
  * missing answers, never a fault (the caller checks what it uses, see
- * dump_a2l.c).  A Go table (.gopclntab, or a converted one) is still
- * verified: the verifier is what tells a Go 1.15 table from ours. */
+ * dump_a2l.c).  A table that may be Go's (.gopclntab, a converted one, or
+ * a raw blob with the Go 1.2 magic and no pcln trailer) is still
+ * verified: the verifier is what tells a Go 1.12-1.15 table from ours. */
 #define DUMP_OPEN_LAZY	0x1
 int dump_open_flags(dump_input *in, const char *path, unsigned flags);
 void dump_close(dump_input *in);
+/* pcln_verify on IN's blob (after dump_load), with the same second chance
+ * for a table that may be Go's as dump_open.  0, or -1 with ERR. */
+int dump_verify_blob(dump_input *in, pcln_err *err);
 /* Print a library error about IN: "PROG: PATH[ section S]: WHAT: MSG". */
 void dump_report(const dump_input *in, const pcln_err *err);
 /* The symbolic name of error code CODE ("PCLN_EPCTAB"). */

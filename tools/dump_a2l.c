@@ -13,7 +13,8 @@
  *   99 bytes is answered as several addresses;
  * - a pc in no function prints "??" (with -f) and "??:0"; a pc in a
  *   function whose file or line is unknown prints "??" for the file and
- *   "?" for the line.
+ *   "?" for the line (a file named "", which is what a Go table's "no
+ *   file" becomes, is unknown too).
  * - a pc in inlined code (the blob's INLTREE section) is named as the
  *   innermost inlined function; -i then also prints each inlining
  *   caller with the position of the call, innermost first (with -p as
@@ -152,7 +153,7 @@ basename_of(const char *path)
 static void
 print_loc(const struct a2l *a, const char *file, int32_t line)
 {
-	if (file == NULL)
+	if (file == NULL || *file == 0)	/* "": Go's "no file" */
 		fputs("??:", stdout);
 	else
 		printf("%s:", a->basenames ? basename_of(file) : file);

@@ -51,12 +51,12 @@ finish(int rc)
 
 /* --- summary ----------------------------------------------------------- */
 
-/* The first Go release that wrote LAYOUT (enum pcln_go_layout). */
+/* The first Go release that wrote the layout of GO. */
 static const char *
-go_release(int layout)
+go_release(const pcln_go_info *go)
 {
-	switch (layout) {
-	case PCLN_GO_12:	return "1.2";
+	switch (go->layout) {
+	case PCLN_GO_12:	return go->packed_nfuncdata ? "1.12" : "1.2";
 	case PCLN_GO_116:	return "1.16";
 	case PCLN_GO_118:	return "1.18";
 	case PCLN_GO_120:	return "1.20";
@@ -157,9 +157,11 @@ summary_fields(const dump_input *in, struct summary *m)
 		    " bytes)\n"),
 	};
 	const struct field go[] = {
-		STR_F("release", go_release(in->go.layout),
+		STR_F("release", go_release(&in->go),
 		    "source:        Go ", " pclntab (magic "),
 		{ "magic", F_HEX8, in->go.magic, NULL, "",
+		    in->go.packed_nfuncdata ? ", funcID and nfuncdata packed "
+		    "in the Func as Go 1.12-1.15 write it), converted to pcln\n" :
 		    "), converted to pcln\n", 0, 0 },
 	};
 	const struct field hdr[] = {
@@ -974,7 +976,7 @@ dump_verify(const char *path, const dump_opts *o)
 		return rc;
 	}
 	memset(&err, 0, sizeof err);
-	ok = pcln_verify(in.blob, in.len, &err) == 0;
+	ok = dump_verify_blob(&in, &err) == 0;
 	if (ok) {
 		in.t = pcln_open(in.blob, in.len, PCLN_OPEN_TRUSTED, &err);
 		if (in.t == NULL) {
@@ -1007,6 +1009,10 @@ dump_verify(const char *path, const dump_opts *o)
 			json_uint(&j, in.len);
 			json_key(&j, "trailer");
 			json_bool(&j, in.info.has_trailer);
+			if (in.is_go) {
+				json_key(&j, "go_release");
+				json_string(&j, go_release(&in.go));
+			}
 		} else {
 			json_key(&j, "error");
 			json_begin_object(&j);
@@ -1030,10 +1036,14 @@ dump_verify(const char *path, const dump_opts *o)
 		    in.info.nfunc, in.info.nfile, in.len);
 		if (in.info.has_trailer)
 			printf(", trailer version %" PRIu32 ", checksum "
-			    "0x%016" PRIx64 " ok\n", in.info.trailer_version,
+			    "0x%016" PRIx64 " ok", in.info.trailer_version,
 			    in.info.checksum);
 		else
-			printf(", no trailer\n");
+			printf(", no trailer");
+		if (in.is_go)
+			printf(" (a Go %s pclntab, converted)",
+			    go_release(&in.go));
+		putchar('\n');
 	}
 	dump_close(&in);
 	return finish(ok ? 0 : DUMP_EXIT_CORRUPT);

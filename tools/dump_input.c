@@ -159,6 +159,78 @@ go_convert(dump_input *in, pcln_err *err)
 	return 0;
 }
 
+/* Does IN's blob end with a pcln trailer's footer?  (Go's linkers never
+ * write one.) */
+static int
+has_trailer_magic(const dump_input *in)
+{
+	return in->len >= PCLN_FOOTER_SIZE &&
+	    memcmp(in->blob + in->len - PCLN_FOOTER_SIZE + PCLN_FOOTER_MAGIC,
+	    PCLN_TRAILER_MAGIC, 8) == 0;
+}
+
+/* May IN's blob, which has the Go 1.2 magic, be a table Go's linker
+ * wrote rather than a pcln blob: a .gopclntab section, or a raw blob
+ * without a pcln trailer (a .gopclntab dumped with objcopy -O binary)? */
+static int
+maybe_go12(const dump_input *in)
+{
+	if (in->is_go || pcln_go_layout_of(in->blob, in->len) != PCLN_GO_12)
+		return 0;
+	if (in->is_elf)
+		return strstr(in->sec.name, PCLN_ELF_GO_SECTION) != NULL;
+	return !has_trailer_magic(in);
+}
+
+/* pcln's verifier refused IN's blob with VERR: if maybe_go12, read it as
+ * Go's own table (pcln_go_convert, which tells the Go 1.2-1.11 Func from
+ * the Go 1.12-1.15 one, whose packed funcID and nfuncdata the verifier
+ * refuses).  Not when the verifier's complaint is bytes after the Go 1.2
+ * part (PCLN_ETRAILER, as in a pcln blob whose trailer was cut): Go writes
+ * none.  Returns 0 if that worked (IN->blob is the converted blob); else
+ * -1, with VERR saying what both readers found if both were tried. */
+static int
+go12_retry(dump_input *in, pcln_err *verr)
+{
+	pcln_err gerr;
+	char msg[sizeof verr->msg];
+
+	if (verr->code == PCLN_ENOMEM || verr->code == PCLN_ETRAILER ||
+	    verr->code == PCLN_ECHECKSUM || !maybe_go12(in))
+		return -1;
+	memset(&gerr, 0, sizeof gerr);
+	if (go_convert(in, &gerr) == 0)
+		return 0;
+	if (gerr.code == PCLN_ENOMEM) {
+		*verr = gerr;
+		return -1;
+	}
+	/* The reader of the variant found speaks first: Go's for a packed
+	 * Func (the verifier then only says that nfuncdata is absurd), pcln's
+	 * verifier (the stricter) for the Go 1.2-1.11 Func. */
+	if (pcln_go_packed(in->blob, in->len) == 1) {
+		snprintf(msg, sizeof msg, "%.220s; also read as a pcln blob "
+		    "(the Go 1.2-1.11 layout): %.200s", gerr.msg, verr->msg);
+		memcpy(gerr.msg, msg, sizeof msg);
+		*verr = gerr;
+	} else {
+		snprintf(msg, sizeof msg, "%.220s; also read as Go's own "
+		    "pclntab: %.200s", verr->msg, gerr.msg);
+		memcpy(verr->msg, msg, sizeof msg);
+	}
+	return -1;
+}
+
+int
+dump_verify_blob(dump_input *in, pcln_err *err)
+{
+	if (pcln_verify(in->blob, in->len, err) == 0)
+		return 0;
+	if (go12_retry(in, err) < 0)
+		return -1;
+	return pcln_verify(in->blob, in->len, err);
+}
+
 /* Check the first word of BLOB: 0 if it is the Go 1.2 magic, else print
  * why not and return an exit status. */
 static int
@@ -271,8 +343,10 @@ dump_open_flags(dump_input *in, const char *path, unsigned flags)
 	if ((rc = dump_load(in, path)) != 0)
 		return rc;
 	memset(&err, 0, sizeof err);
-	if ((flags & DUMP_OPEN_LAZY) && !in->is_go && !(in->is_elf &&
-	    strstr(in->sec.name, PCLN_ELF_GO_SECTION) != NULL)) {
+	/* Lazy, unless the blob may be Go's (a .gopclntab, or a blob without
+	 * a pcln trailer): the whole check is what tells Go's Func layouts
+	 * and conventions (file 0: no file) from a damaged pcln blob. */
+	if ((flags & DUMP_OPEN_LAZY) && !in->is_go && !maybe_go12(in)) {
 		/* The file is mmap'ed: opening costs O(1), not a decode of
 		 * every table (298 ms for 1M functions). */
 		in->t = pcln_open(in->blob, in->len, PCLN_OPEN_TRUSTED, &err);
@@ -286,21 +360,12 @@ dump_open_flags(dump_input *in, const char *path, unsigned flags)
 		return 0;
 	}
 	in->t = pcln_open(in->blob, in->len, 0, &err);
-	if (in->t == NULL && !in->is_go && in->is_elf &&
-	    strstr(in->sec.name, PCLN_ELF_GO_SECTION) != NULL &&
-	    pcln_go_layout_of(in->blob, in->len) == PCLN_GO_12) {
-		/* A Go binary's own table (Go 1.15 packs funcID and an 8-bit
-		 * nfuncdata into the Func, which our verifier refuses): read
-		 * it through the Go importer if it can; otherwise the
-		 * verifier's complaint stands.  A raw blob gets no such
-		 * second chance: a damaged pcln blob must be reported as
-		 * damaged (convert a raw Go table with pclnld --go). */
-		pcln_err gerr;
-
-		memset(&gerr, 0, sizeof gerr);
-		if (go_convert(in, &gerr) == 0)
-			in->t = pcln_open(in->blob, in->len, 0, &err);
-	}
+	/* A table Go wrote (Go 1.12-1.15 pack funcID and an 8-bit nfuncdata
+	 * into the Func, which our verifier refuses; Go's own tables may
+	 * also have rows with file 0): read it through the Go importer.  A
+	 * blob with a pcln trailer is ours, and its damage is reported. */
+	if (in->t == NULL && go12_retry(in, &err) == 0)
+		in->t = pcln_open(in->blob, in->len, 0, &err);
 	if (in->t == NULL) {
 		dump_report(in, &err);
 		return err.code == PCLN_ENOMEM ? DUMP_EXIT_IO :

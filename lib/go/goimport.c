@@ -27,16 +27,24 @@ struct gotab {
 	uint32_t nfiletab;	/* Go 1.2: slots of the file table */
 	size_t go12filetab;	/* Go 1.2: offset of the file table */
 	int packed;		/* Go 1.2: last Func word packs nfuncdata */
+	int detected;		/* Go 1.2: PACKED has been decided */
 	size_t entsz;		/* bytes of the entry field in a Func */
 	size_t pcdata_at;	/* offset of pcdata[0] in a Func */
 	size_t last_at;		/* offset of the word holding nfuncdata */
 };
 
+/* The layout's name in messages; for the Go 1.2 magic, once the Func
+ * word is decided, which writers' variant is being read. */
 static const char *
-layout_name(int layout)
+layout_name(const struct gotab *g)
 {
-	switch (layout) {
-	case PCLN_GO_12: return "Go 1.2";
+	switch (g->layout) {
+	case PCLN_GO_12:
+		if (!g->detected)
+			return "Go 1.2";
+		return g->packed ? "Go 1.12-1.15 (funcID and 8-bit nfuncdata "
+		    "packed in the Func's last word)" : "Go 1.2-1.11 (int32 "
+		    "nfuncdata)";
 	case PCLN_GO_116: return "Go 1.16";
 	case PCLN_GO_118: return "Go 1.18";
 	case PCLN_GO_120: return "Go 1.20";
@@ -74,7 +82,7 @@ need(const struct gotab *g, uint64_t off, uint64_t n, const char *what,
 	if (off > g->len || n > g->len - off)
 		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
 		    "%s pclntab: %s at offset 0x%llx (%llu bytes) beyond "
-		    "table end 0x%zx", layout_name(g->layout), what,
+		    "table end 0x%zx", layout_name(g), what,
 		    (unsigned long long)off, (unsigned long long)n, g->len);
 	return 0;
 }
@@ -127,7 +135,7 @@ str_at(const struct gotab *g, uint64_t base, uint64_t off, const char *what,
 	if (off >= g->len || at >= g->len) {
 		pclni_seterr(err, PCLN_ESTRING, (int64_t)at,
 		    "%s pclntab: %s at offset 0x%llx beyond table end 0x%zx",
-		    layout_name(g->layout), what, (unsigned long long)at,
+		    layout_name(g), what, (unsigned long long)at,
 		    g->len);
 		return NULL;
 	}
@@ -135,7 +143,7 @@ str_at(const struct gotab *g, uint64_t base, uint64_t off, const char *what,
 	if (nul == NULL) {
 		pclni_seterr(err, PCLN_ESTRING, (int64_t)at,
 		    "%s pclntab: %s at offset 0x%llx not NUL-terminated "
-		    "before table end 0x%zx", layout_name(g->layout), what,
+		    "before table end 0x%zx", layout_name(g), what,
 		    (unsigned long long)at, g->len);
 		return NULL;
 	}
@@ -212,7 +220,7 @@ parse_header(struct gotab *g, const uint8_t *d, size_t len,
 				    8 + (int64_t)(k + i) * g->ps,
 				    "%s pclntab: header offset of %s 0x%llx "
 				    "beyond table end 0x%zx",
-				    layout_name(g->layout), names[i],
+				    layout_name(g), names[i],
 				    (unsigned long long)w[k + i], len);
 		g->namebase = w[k];
 		g->cutab = w[k + 1];
@@ -225,18 +233,21 @@ parse_header(struct gotab *g, const uint8_t *d, size_t len,
 	if (g->nfunc > len / (2 * g->ftsz))
 		return pclni_seterr(err, PCLN_EHEADER, 8,
 		    "%s pclntab: nfunc %llu too large for a %zu-byte table",
-		    layout_name(g->layout), (unsigned long long)g->nfunc, len);
+		    layout_name(g), (unsigned long long)g->nfunc, len);
 	g->last_at = g->entsz + (g->layout == PCLN_GO_120 ? 36 : 32);
 	g->pcdata_at = g->last_at + 4;
 	return 0;
 }
 
-/* Go 1.2 layout only: later writers (Go 1.15 certainly) pack funcID
- * (first byte in memory) and an 8-bit nfuncdata (last byte) into the
- * Func's last word, where earlier linkers wrote an int32 nfuncdata.  In a little-endian table the
- * two read alike when the last byte is 0, so decide once for the whole
- * table: it is packed if any Func has a nonzero byte where an int32 below
- * 2^24 has a zero (memory byte 3 little-endian, byte 0 big-endian). */
+/* Go 1.2 magic only: the Go 1.12 to 1.15 linkers pack funcID (first
+ * byte in memory) and an 8-bit nfuncdata (last byte) into the Func's last
+ * word, where earlier linkers wrote an int32 nfuncdata (Go 1.10 and 1.11
+ * put funcID in the third word instead, which the import carries as the
+ * frame).  In a little-endian table the two read alike when the last byte
+ * is 0, so decide once for the whole table: it is packed if any Func has
+ * a nonzero byte where an int32 below 2^24 has a zero (memory byte 3
+ * little-endian, byte 0 big-endian).  Error messages then name the
+ * variant read. */
 static int
 detect_packed(struct gotab *g, pcln_err *err)
 {
@@ -250,9 +261,10 @@ detect_packed(struct gotab *g, pcln_err *err)
 			return -1;
 		if (g->d[g->funcbase + fo + g->last_at + (g->big ? 0 : 3)]) {
 			g->packed = 1;
-			return 0;
+			break;
 		}
 	}
+	g->detected = 1;
 	return 0;
 }
 
@@ -271,7 +283,7 @@ table_extent(const struct gotab *g, uint32_t off, uint64_t entry,
 	if (at >= g->len)
 		return pclni_seterr(err, PCLN_EPCTAB, (int64_t)at,
 		    "%s pclntab: %s table of %s at offset 0x%llx beyond table "
-		    "end 0x%zx", layout_name(g->layout), tname, fname,
+		    "end 0x%zx", layout_name(g), tname, fname,
 		    (unsigned long long)at, g->len);
 	pclnrt_pcstep_init(&s, g->d + at, g->d + g->len, entry, g->quantum);
 	*ext = 0;
@@ -281,7 +293,7 @@ table_extent(const struct gotab *g, uint32_t off, uint64_t entry,
 		return pclni_seterr(err, rc == -1 ? PCLN_ETRUNC : PCLN_EVARINT,
 		    (int64_t)(s.p - g->d), "%s pclntab: %s table of %s at "
 		    "offset 0x%llx: %s varint at offset 0x%llx",
-		    layout_name(g->layout), tname, fname,
+		    layout_name(g), tname, fname,
 		    (unsigned long long)at, rc == -1 ? "truncated" :
 		    "overflowing", (unsigned long long)(s.p - g->d));
 	return 0;
@@ -370,7 +382,7 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 		return pclni_seterr(err, PCLN_EORDER, (int64_t)(g->functab +
 		    2 * (i + 1) * g->ftsz), "%s pclntab: function table "
 		    "entry %llu (0x%llx) not above entry %llu (0x%llx)",
-		    layout_name(g->layout), (unsigned long long)i + 1,
+		    layout_name(g), (unsigned long long)i + 1,
 		    (unsigned long long)next, (unsigned long long)i,
 		    (unsigned long long)entry);
 	rec = g->funcbase + fo;
@@ -384,7 +396,7 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 		return pclni_seterr(err, PCLN_EFUNC, (int64_t)rec, "%s "
 		    "pclntab: Func record %llu at offset 0x%llx: entry 0x%llx, "
 		    "expected the function table's 0x%llx",
-		    layout_name(g->layout), (unsigned long long)i,
+		    layout_name(g), (unsigned long long)i,
 		    (unsigned long long)rec, (unsigned long long)fentry,
 		    (unsigned long long)entry);
 #define FIELD(n) pclnrt_load32(g->d + rec + g->entsz + 4 * (n), g->big)
@@ -409,7 +421,7 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 	if (npcdata > PCLN_MAX_PCDATA)
 		return pclni_seterr(err, PCLN_ERANGE, (int64_t)rec, "%s "
 		    "pclntab: Func record of %s at offset 0x%llx: npcdata %u "
-		    "above pcln's limit %d", layout_name(g->layout), name,
+		    "above pcln's limit %d", layout_name(g), name,
 		    (unsigned long long)rec, npcdata, PCLN_MAX_PCDATA);
 	if (need(g, rec + g->pcdata_at, 4 * (uint64_t)npcdata,
 	    "Func pcdata offsets", err) < 0)
@@ -436,7 +448,7 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 	if (size > next - entry)
 		return pclni_seterr(err, PCLN_EOVERLAP, (int64_t)rec, "%s "
 		    "pclntab: tables of %s (entry 0x%llx) cover 0x%llx bytes, "
-		    "past the next entry 0x%llx", layout_name(g->layout), name,
+		    "past the next entry 0x%llx", layout_name(g), name,
 		    (unsigned long long)entry, (unsigned long long)size,
 		    (unsigned long long)next);
 
@@ -475,7 +487,7 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 			return pclni_seterr(err, PCLN_ERANGE, (int64_t)rec,
 			    "%s pclntab: Func record of %s at offset 0x%llx: "
 			    "nfuncdata %u above pcln's limit %d",
-			    layout_name(g->layout), name,
+			    layout_name(g), name,
 			    (unsigned long long)rec, nfuncdata,
 			    PCLN_MAX_FUNCDATA);
 		if (need(g, rec + fd, (uint64_t)nfuncdata * g->ps,
@@ -490,6 +502,17 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 		}
 	}
 	return 0;
+}
+
+int
+pcln_go_packed(const uint8_t *data, size_t len)
+{
+	struct gotab g;
+
+	if (parse_header(&g, data, len, 0, NULL) < 0 ||
+	    g.layout != PCLN_GO_12 || detect_packed(&g, NULL) < 0)
+		return -1;
+	return g.packed;
 }
 
 int

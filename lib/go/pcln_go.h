@@ -6,6 +6,7 @@
  *
  *   magic       layout        written by     entries       Func record
  *   0xfffffffb  PCLN_GO_12    Go 1.2-1.15    uintptr       uintptr entry
+ *                              (1.12-1.15: funcID and nfuncdata packed)
  *   0xfffffffa  PCLN_GO_116   Go 1.16-1.17   uintptr       uintptr entry
  *   0xfffffff0  PCLN_GO_118   Go 1.18-1.19   uint32 off    uint32 entryoff
  *   0xfffffff1  PCLN_GO_120   Go 1.20-       uint32 off    + startLine
@@ -61,8 +62,8 @@ typedef struct pcln_go_info {
 	uint32_t magic;
 	pcln_target target;	/* the table's own */
 	int packed_nfuncdata;	/* Go 1.2 layout: the Func's last word packs
-				 * funcID and an 8-bit nfuncdata (later
-				 * writers, Go 1.15 included) */
+				 * funcID and an 8-bit nfuncdata (Go
+				 * 1.12-1.15 wrote it so) */
 	size_t nfunc;		/* functions imported */
 	size_t nfile;		/* distinct file names imported */
 	uint64_t text_start;	/* base of entry offsets (1.18+), else the
@@ -74,6 +75,14 @@ typedef struct pcln_go_info {
  * pcln_go_layout, or PCLN_GO_UNKNOWN (0) if it is not a Go pclntab (bad
  * magic, pads, quantum or pointer size).  Allocates nothing. */
 int pcln_go_layout_of(const uint8_t *data, size_t len);
+
+/* For a table with the Go 1.2 magic: 1 if its Func records pack funcID
+ * and an 8-bit nfuncdata into their last word (as the Go 1.12-1.15
+ * linkers write them; pcln's verifier refuses such a table), 0 if they
+ * hold an int32 nfuncdata (Go 1.2-1.11, and pcln), -1 if DATA is not such
+ * a table or its function table does not fit.  Reads one byte per
+ * function (stopping at the first packed one); allocates nothing. */
+int pcln_go_packed(const uint8_t *data, size_t len);
 
 /* Import the Go pclntab DATA[0..LEN) into a new builder stored in *OUT.
  * TEXT_START is used for the 1.18+ layouts, whose entries are offsets:
