@@ -16,6 +16,12 @@ echo "intree.sh: in-tree build of $(git log -1 --format='%h %s' | cut -c1-60)"
 autoreconf -fi >/dev/null 2>&1
 ./configure --enable-werror ${PCLN_CONFIGURE_FLAGS:-} >/dev/null
 make -j"$(nproc)" >/dev/null
+# Go's build cache from the out-of-tree build, if there is one: the Go
+# interop tests then need not compile Go's runtime for each target again.
+if [ -d "$top/_build/tests/gointerop/work/gocache" ]; then
+	mkdir -p tests/gointerop/work
+	cp -a "$top/_build/tests/gointerop/work/gocache" tests/gointerop/work/
+fi
 rc=0
 make -j"$(nproc)" check >check.log 2>&1 || rc=$?
 "$top/scripts/summary.sh" . || true
