@@ -22,24 +22,15 @@
 #    `-f -i -C` answer does too (names the importer gives differently from
 #    binutils are tests/elf-a2l.sh's business, not this test's).
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
-DUMP=$top_builddir/tools/pclndump
+. "${top_srcdir:-.}/tests/lib.sh"
+DUMP=$D
 DATA=$top_srcdir/tests/demangle
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
 
 for t in addr2line nm objdump g++ gcc python3; do
 	command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
 done
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/demangle.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
+test_workdir demangle
 
 compilers="g++"
 if command -v clang++ >/dev/null 2>&1; then
