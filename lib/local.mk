@@ -35,3 +35,4 @@ include $(srcdir)/lib/elf/elf.mk
 include $(srcdir)/lib/link/link.mk
 include $(srcdir)/lib/go/go.mk
 include $(srcdir)/lib/dwarf/dwarf.mk
+include $(srcdir)/lib/perf/perf.mk

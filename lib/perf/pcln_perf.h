@@ -1,0 +1,389 @@
+/* pcln_perf.h -- read the perf.data files that Linux perf writes
+ * (perf record), and unwind and symbolize their samples with pcln tables.
+ *
+ * Three layers, each usable alone:
+ *
+ *  1. The reader (perf_header.c, perf_record.c): the file header, the
+ *     event attributes, the feature sections (build-ids, host, command
+ *     line, event names) and the records of the data section: MMAP and
+ *     MMAP2 (with build-ids), COMM, FORK, EXIT, LOST, LOST_SAMPLES and
+ *     SAMPLE (ip, pid/tid, time, cpu, period, call chain, user registers,
+ *     the user stack copy).  The layout is perf's own documentation
+ *     (tools/perf/Documentation/perf.data-file-format.txt) and the
+ *     kernel's <linux/perf_event.h>.  Every read is bounded by the file;
+ *     every error names the byte offset in the file and what was
+ *     expected there.
+ *  2. Text symbol tables (perf_syms.c): /proc/kallsyms for kernel frames
+ *     and perf map files (/tmp/perf-PID.map, "START SIZE NAME" in hex) for
+ *     JIT code.
+ *  3. Address spaces and the unwinder (perf_space.c): a process's
+ *     mappings as MMAP/MMAP2 records and FORK/EXIT/COMM give them, each
+ *     file mapping with a pcln table and its load bias, and a walk of a
+ *     sample's user stack copy with the runtime's traceback
+ *     (pclnrt_traceback: pcsp and the CFA rules) from the sample's
+ *     registers.  Tables come from the caller (a callback), so this layer
+ *     does not know whether they were read from a .pcln section, a cache
+ *     keyed by build-id or imported from DWARF.
+ *
+ * This is an importer of a foreign format (doc/DESIGN.md): the input is
+ * untrusted, fuzz/fuzz_perf.c runs the reader on arbitrary bytes.
+ *
+ * Memory: handles allocate with malloc and are freed by their _close or
+ * _free call.  pcln_perf_open does not copy the file: the caller's buffer
+ * must outlive the handle, and records and strings point into it.  Not
+ * async-signal-safe; one thread at a time per handle.
+ *
+ * Errors: -1 (or NULL) with an optional pcln_err: PCLN_EMAGIC (not a
+ * perf.data file), PCLN_EHEADER (a header field that cannot be right),
+ * PCLN_ETRUNC (the file ends inside a structure), PCLN_EUNSUPPORTED (a
+ * perf.data variant not read: pipe mode, the other byte order's ABI for
+ * registers), PCLN_ENOMEM.  ERR->offset is the byte offset in the file.
+ */
+#ifndef PCLN_PERF_H
+#define PCLN_PERF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pcln.h"
+#include "pclnrt.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* --- the reader ------------------------------------------------------- */
+
+/* Record types (perf_event_type and perf's own user records). */
+#define PCLN_PERF_RECORD_MMAP		1
+#define PCLN_PERF_RECORD_LOST		2
+#define PCLN_PERF_RECORD_COMM		3
+#define PCLN_PERF_RECORD_EXIT		4
+#define PCLN_PERF_RECORD_THROTTLE	5
+#define PCLN_PERF_RECORD_UNTHROTTLE	6
+#define PCLN_PERF_RECORD_FORK		7
+#define PCLN_PERF_RECORD_READ		8
+#define PCLN_PERF_RECORD_SAMPLE		9
+#define PCLN_PERF_RECORD_MMAP2		10
+#define PCLN_PERF_RECORD_LOST_SAMPLES	13
+#define PCLN_PERF_RECORD_USER_FIRST	64	/* perf's own, no sample_id */
+#define PCLN_PERF_RECORD_AUXTRACE	71	/* followed by its payload */
+#define PCLN_PERF_RECORD_FINISHED_ROUND	68
+#define PCLN_PERF_RECORD_COMPRESSED	81
+
+/* perf_event_attr.sample_type bits. */
+#define PCLN_PERF_SAMPLE_IP		(1u << 0)
+#define PCLN_PERF_SAMPLE_TID		(1u << 1)
+#define PCLN_PERF_SAMPLE_TIME		(1u << 2)
+#define PCLN_PERF_SAMPLE_ADDR		(1u << 3)
+#define PCLN_PERF_SAMPLE_READ		(1u << 4)
+#define PCLN_PERF_SAMPLE_CALLCHAIN	(1u << 5)
+#define PCLN_PERF_SAMPLE_ID		(1u << 6)
+#define PCLN_PERF_SAMPLE_CPU		(1u << 7)
+#define PCLN_PERF_SAMPLE_PERIOD		(1u << 8)
+#define PCLN_PERF_SAMPLE_STREAM_ID	(1u << 9)
+#define PCLN_PERF_SAMPLE_RAW		(1u << 10)
+#define PCLN_PERF_SAMPLE_BRANCH_STACK	(1u << 11)
+#define PCLN_PERF_SAMPLE_REGS_USER	(1u << 12)
+#define PCLN_PERF_SAMPLE_STACK_USER	(1u << 13)
+#define PCLN_PERF_SAMPLE_WEIGHT		(1u << 14)
+#define PCLN_PERF_SAMPLE_DATA_SRC	(1u << 15)
+#define PCLN_PERF_SAMPLE_IDENTIFIER	(1u << 16)
+#define PCLN_PERF_SAMPLE_TRANSACTION	(1u << 17)
+#define PCLN_PERF_SAMPLE_REGS_INTR	(1u << 18)
+#define PCLN_PERF_SAMPLE_PHYS_ADDR	(1u << 19)
+#define PCLN_PERF_SAMPLE_AUX		(1u << 20)
+#define PCLN_PERF_SAMPLE_CGROUP		(1u << 21)
+#define PCLN_PERF_SAMPLE_DATA_PAGE_SIZE	(1u << 22)
+#define PCLN_PERF_SAMPLE_CODE_PAGE_SIZE	(1u << 23)
+#define PCLN_PERF_SAMPLE_WEIGHT_STRUCT	(1u << 24)
+#define PCLN_PERF_SAMPLE_KNOWN		((1u << 25) - 1)
+
+/* header.misc: the cpu mode of a sample, and record flags. */
+#define PCLN_PERF_MISC_CPUMODE_MASK	7u
+#define PCLN_PERF_MISC_KERNEL		1u
+#define PCLN_PERF_MISC_USER		2u
+#define PCLN_PERF_MISC_HYPERVISOR	3u
+#define PCLN_PERF_MISC_GUEST_KERNEL	4u
+#define PCLN_PERF_MISC_GUEST_USER	5u
+#define PCLN_PERF_MISC_COMM_EXEC	(1u << 13)
+#define PCLN_PERF_MISC_MMAP_BUILD_ID	(1u << 14)
+
+/* Call-chain context markers (an entry >= PCLN_PERF_CONTEXT_MAX). */
+#define PCLN_PERF_CONTEXT_HV		((uint64_t)-32)
+#define PCLN_PERF_CONTEXT_KERNEL	((uint64_t)-128)
+#define PCLN_PERF_CONTEXT_USER		((uint64_t)-512)
+#define PCLN_PERF_CONTEXT_GUEST		((uint64_t)-2048)
+#define PCLN_PERF_CONTEXT_MAX		((uint64_t)-4095)
+
+/* x86-64 user register numbers (perf_regs.h: perf_event_x86_regs). */
+#define PCLN_PERF_REG_X86_BP		6
+#define PCLN_PERF_REG_X86_SP		7
+#define PCLN_PERF_REG_X86_IP		8
+#define PCLN_PERF_REGS_ABI_64		2
+
+#define PCLN_PERF_BUILDID_MAX		20
+
+/* One event attribute (perf_event_attr and its sample ids). */
+typedef struct pcln_perf_attr {
+	uint32_t type;			/* PERF_TYPE_* */
+	uint32_t size;			/* the attr's size in the file */
+	uint64_t config;
+	uint64_t sample_period;		/* or frequency, if FREQ */
+	uint64_t sample_type;		/* PCLN_PERF_SAMPLE_* */
+	uint64_t read_format;
+	uint64_t flags;			/* the bit field word */
+	int freq, sample_id_all, exclude_callchain_user;
+	uint64_t branch_sample_type;
+	uint64_t sample_regs_user;
+	uint32_t sample_stack_user;
+	uint64_t sample_regs_intr;
+	const char *name;		/* from the EVENT_DESC feature, or
+					 * NULL */
+	size_t nids;
+	const uint64_t *ids;		/* sample ids of this attribute */
+	int64_t offset;			/* the attr's byte offset */
+} pcln_perf_attr;
+
+/* A build-id the file records for an object (the BUILD_ID feature). */
+typedef struct pcln_perf_buildid {
+	int32_t pid;			/* -1: the kernel */
+	uint16_t misc;			/* its cpu mode */
+	uint8_t id[PCLN_PERF_BUILDID_MAX];
+	size_t len;
+	const char *filename;		/* in the file, NUL-terminated */
+} pcln_perf_buildid;
+
+/* What the header says. */
+typedef struct pcln_perf_info {
+	int big;			/* the file's byte order */
+	uint64_t header_size, attr_size;
+	uint64_t data_offset, data_size;	/* as the header says */
+	uint64_t data_end;		/* where reading stops: the data's
+					 * end, or the file's if it ends
+					 * first */
+	int truncated;			/* the file ends inside the data
+					 * section */
+	uint64_t features[4];		/* adds_features bitmap */
+	const char *hostname, *osrelease, *version, *arch, *cmdline;
+	size_t nattr, nbuildid;
+} pcln_perf_info;
+
+typedef struct pcln_perf pcln_perf;
+
+/* Open flags. */
+/* Deliver records sorted by time (stable: records with equal times, or
+ * without a time, keep file order), as perf script and perf report do
+ * (perf writes one buffer per cpu, so an MMAP may come after a sample
+ * that needs it).  The open then reads the record framing of the whole
+ * data section once. */
+#define PCLN_PERF_ORDERED	0x1
+
+/* Open the perf.data image BUF[0..LEN) (BUF must outlive the handle):
+ * check the header, read the attributes and the feature sections.  A
+ * damaged feature section is skipped (its name in *WARN, below); a
+ * header or attribute that cannot be read fails the open.  Returns the
+ * handle, or NULL and ERR. */
+pcln_perf *pcln_perf_open(const uint8_t *buf, size_t len, unsigned flags,
+    pcln_err *err);
+void pcln_perf_close(pcln_perf *p);
+
+const pcln_perf_info *pcln_perf_get_info(const pcln_perf *p);
+/* The I-th attribute (0 <= I < nattr), or NULL. */
+const pcln_perf_attr *pcln_perf_get_attr(const pcln_perf *p, size_t i);
+/* The I-th build-id (0 <= I < nbuildid), or NULL. */
+const pcln_perf_buildid *pcln_perf_get_buildid(const pcln_perf *p,
+    size_t i);
+/* Warnings of the open (feature sections skipped), "" if none. */
+const char *pcln_perf_warnings(const pcln_perf *p);
+
+/* One record.  Pointers point into the caller's buffer. */
+typedef struct pcln_perf_event {
+	uint32_t type;			/* PCLN_PERF_RECORD_* */
+	uint16_t misc, size;
+	uint64_t offset;		/* the record's byte offset */
+	const uint8_t *raw;		/* its SIZE bytes */
+	const pcln_perf_attr *attr;	/* its attribute (kernel records) */
+	/* A record whose framing is sound but whose fields are not (a
+	 * string without its NUL, a field past the record's end): BAD is
+	 * set, BADMSG says what and where (valid until the next call), and
+	 * only the common fields are filled. */
+	int bad;
+	const char *badmsg;
+	/* From the sample, or the sample_id trailer of other kernel
+	 * records when sample_id_all is set: */
+	int has_tid, has_time, has_cpu;
+	uint32_t pid, tid, cpu;
+	uint64_t time, id;
+	union {
+		struct {		/* MMAP, MMAP2 */
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min, prot, flags;
+			uint64_t ino;
+			const uint8_t *build_id;	/* MMAP2 with a
+							 * build-id, else
+							 * NULL */
+			size_t build_id_len;
+			const char *filename;
+		} mmap;
+		struct {		/* COMM */
+			const char *comm;
+			int exec;
+		} comm;
+		struct {		/* FORK, EXIT */
+			uint32_t ppid, ptid;
+			uint64_t time;
+		} fork;
+		struct {		/* LOST, LOST_SAMPLES */
+			uint64_t id, lost;
+		} lost;
+		struct {		/* SAMPLE */
+			uint64_t ip, addr, period;
+			uint64_t nr;	/* call chain entries */
+			const uint8_t *callchain;
+			uint64_t regs_abi, regs_mask;
+			const uint8_t *regs;	/* popcount(mask) words */
+			uint64_t stack_size, stack_dyn;
+			const uint8_t *stack;	/* the user stack copy: its
+						 * first STACK_DYN bytes
+						 * are valid */
+		} sample;
+	} u;
+} pcln_perf_event;
+
+/* The next record into *EV: 1, or 0 at the end of the data, or -1 and
+ * ERR (the record at ERR->offset is damaged: its size, or a field that
+ * does not fit it).  After -1 the handle stays at the damaged record.
+ * A record type that is not read (AUX, BPF events, ...) is still
+ * returned, with only the common fields. */
+int pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
+
+/* Call-chain entry I (< EV->u.sample.nr) of a sample. */
+uint64_t pcln_perf_callchain(const pcln_perf *p, const pcln_perf_event *ev,
+    size_t i);
+/* User register REG (PCLN_PERF_REG_*) of a sample into *V: 0, or -1 if
+ * the sample has no such register. */
+int pcln_perf_reg(const pcln_perf *p, const pcln_perf_event *ev,
+    unsigned reg, uint64_t *v);
+/* The name of record type TYPE ("MMAP2"), or NULL. */
+const char *pcln_perf_record_name(uint32_t type);
+
+/* --- text symbol tables: kallsyms, perf map files --------------------- */
+
+typedef struct pcln_perf_syms pcln_perf_syms;
+
+/* Parse /proc/kallsyms-formatted TEXT[0..LEN) ("ADDR TYPE NAME
+ * [MODULE]" lines; only text symbols, types t/T/w/W): each symbol runs to
+ * the next one's address.  Parse a perf map file ("START SIZE NAME", hex
+ * numbers, NAME to the end of the line) with pcln_perf_syms_map.  Bad
+ * lines are skipped and counted.  The text is copied.  NULL and ERR on no
+ * memory. */
+pcln_perf_syms *pcln_perf_syms_kallsyms(const char *text, size_t len,
+    pcln_err *err);
+pcln_perf_syms *pcln_perf_syms_map(const char *text, size_t len,
+    pcln_err *err);
+void pcln_perf_syms_free(pcln_perf_syms *s);
+/* The symbol holding ADDR: its name, *START and *MODULE (NULL for the
+ * core kernel, and in map files); NULL if none.  O(log n). */
+const char *pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr,
+    uint64_t *start, const char **module);
+/* Symbols read, lines skipped. */
+size_t pcln_perf_syms_count(const pcln_perf_syms *s);
+size_t pcln_perf_syms_bad(const pcln_perf_syms *s);
+
+/* --- address spaces and the unwinder ---------------------------------- */
+
+/* This layer is the part that helper work on whole processes (lib/proc,
+ * issue 16) is to provide for every reader of a process; it is written
+ * to be replaced by that model, the callback and the walk staying. */
+
+/* An object as a mapping names it. */
+typedef struct pcln_perf_object {
+	const char *path;		/* as recorded (MMAP filename) */
+	const uint8_t *build_id;	/* NULL if none known */
+	size_t build_id_len;
+} pcln_perf_object;
+
+/* A table for an object, from the caller: BLOB[0..LEN) (the caller keeps
+ * it alive until pcln_perf_space_free) and the link-time address its
+ * first loadable segment's file offset 0 corresponds to, i.e.
+ * VADDR_MINUS_OFFSET = p_vaddr - p_offset of the executable PT_LOAD (0
+ * for most objects; the load bias of a mapping at ADDR of file offset
+ * PGOFF is ADDR - PGOFF - VADDR_MINUS_OFFSET).  Return 0, or -1: the
+ * object has no table (its frames are counted as such). */
+typedef int (*pcln_perf_table_fn)(void *arg, const pcln_perf_object *obj,
+    const uint8_t **blob, size_t *len, uint64_t *vaddr_minus_offset);
+
+typedef struct pcln_perf_space pcln_perf_space;
+
+/* A set of processes.  TABLE is called once per distinct object (path and
+ * build-id). */
+pcln_perf_space *pcln_perf_space_new(pcln_perf_table_fn table, void *arg,
+    pcln_err *err);
+void pcln_perf_space_free(pcln_perf_space *s);
+
+/* Feed a record in time order (MMAP, MMAP2, COMM, FORK, EXIT; others are
+ * ignored).  BUILDIDS: the file's BUILD_ID feature entries, used for
+ * mappings whose record carries none (may be NULL).  Returns 0 or -1
+ * (no memory). */
+int pcln_perf_space_event(pcln_perf_space *s, const pcln_perf *p,
+    const pcln_perf_event *ev, pcln_err *err);
+
+/* What a frame is in. */
+enum pcln_perf_where {
+	PCLN_PERF_IN_TABLE,	/* a function of an object's table */
+	PCLN_PERF_IN_NOFUNC,	/* an object with a table, in no function */
+	PCLN_PERF_IN_NOTABLE,	/* an object without a table */
+	PCLN_PERF_IN_ANON,	/* an anonymous or special mapping ([vdso],
+				 * JIT code: see the perf map) */
+	PCLN_PERF_IN_UNMAPPED	/* no mapping holds the pc */
+};
+
+/* One user frame of a walk. */
+typedef struct pcln_perf_frame {
+	uint64_t pc;			/* run-time */
+	uint64_t lookup;		/* the pc looked up (pc - 1 for a
+					 * return address) */
+	int where;			/* enum pcln_perf_where */
+	const char *object;		/* the mapping's path, or NULL */
+	uint64_t objoff;		/* pc - mapping start + pgoff */
+	pclnrt_func func;		/* IN_TABLE: the function */
+	uint64_t bias;			/* IN_TABLE: its module's bias */
+} pcln_perf_frame;
+
+/* Why a walk ended, beyond the runtime's reasons (pclnrt_stop). */
+#define PCLN_PERF_STOP_NOREGS	(PCLNRT_NSTOP + 0)	/* no registers */
+#define PCLN_PERF_STOP_NOSTACK	(PCLNRT_NSTOP + 1)	/* no stack copy */
+#define PCLN_PERF_STOP_NOTHREAD	(PCLNRT_NSTOP + 2)	/* unknown pid */
+
+/* Unwind the user stack of sample EV (of P) of a process fed to S: from
+ * the sample's ip, sp and bp through every object's table, reading only
+ * the sample's stack copy.  Writes at most MAX frames, innermost first;
+ * returns the count, and the stop reason in *STOP (a pclnrt_stop, or
+ * PCLN_PERF_STOP_*).  A walk that reads past the copy's end stops with
+ * PCLNRT_STOP_READ (a truncated stack copy).  The first frame is written
+ * even when its pc is in no table (and the walk then stops,
+ * PCLNRT_STOP_UNKNOWN_PC). */
+size_t pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
+    const pcln_perf_event *ev, pcln_perf_frame *frames, size_t max,
+    int *stop);
+
+/* Resolve user pc PC of process PID (a frame-pointer call chain entry)
+ * into *FRAME; RETADDR: PC is a return address (look up PC - 1).
+ * Returns 0, or -1 if PID is unknown. */
+int pcln_perf_resolve(pcln_perf_space *s, uint32_t pid, uint64_t pc,
+    int retaddr, pcln_perf_frame *frame);
+
+/* The command name of thread TID (pid PID), or NULL. */
+const char *pcln_perf_comm(const pcln_perf_space *s, uint32_t pid,
+    uint32_t tid);
+
+/* Objects seen and how many had a table. */
+void pcln_perf_space_counts(const pcln_perf_space *s, size_t *nobjects,
+    size_t *nwithtable);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PCLN_PERF_H */

@@ -1,0 +1,76 @@
+/* perf_internal.h -- shared by lib/perf's files (not installed). */
+#ifndef PCLN_PERF_INTERNAL_H
+#define PCLN_PERF_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+#include "pcln_perf.h"
+
+/* An id of the file's attributes, for the id -> attribute search. */
+struct perf_idmap {
+	uint64_t id;
+	size_t attr;
+};
+
+/* A record of the data section, for the time-ordered walk. */
+struct perf_recidx {
+	uint64_t time;
+	uint64_t offset;
+};
+
+struct pcln_perf {
+	const uint8_t *buf;
+	size_t len;
+	int big;
+	pcln_perf_info info;
+	pcln_perf_attr *attrs;
+	uint64_t *ids;			/* every attribute's ids */
+	struct perf_idmap *idmap;	/* sorted by id */
+	size_t nidmap;
+	pcln_perf_buildid *buildids;
+	char *cmdline;			/* malloc'ed, joined by spaces */
+	char warn[512];
+	char badmsg[256];		/* the last bad record's message */
+	/* sample layout, the same for every attribute (perf requires it) */
+	uint64_t sample_type0;
+	int id_pos;			/* u64 index of the id in a sample,
+					 * -1 if none */
+	int id_pos_end;			/* u64 index from the end in a
+					 * sample_id trailer, -1 if none */
+	/* the walk */
+	uint64_t pos;			/* next record's offset (unordered) */
+	uint64_t lasttime;
+	int ordered;			/* PCLN_PERF_ORDERED */
+	struct perf_recidx *order;	/* PCLN_PERF_ORDERED */
+	size_t norder, next;
+	pcln_err damage;		/* where the ordered scan stopped */
+	int damaged;
+};
+
+static inline uint64_t
+perf_u64(const pcln_perf *p, const uint8_t *q)
+{
+	return pclnrt_load64(q, p->big);
+}
+
+static inline uint32_t
+perf_u32(const pcln_perf *p, const uint8_t *q)
+{
+	return pclnrt_load32(q, p->big);
+}
+
+static inline uint16_t
+perf_u16(const pcln_perf *p, const uint8_t *q)
+{
+	return (uint16_t)pclnrt_load16(q, p->big);
+}
+
+/* perf_header.c */
+int pclni_perf_open_header(pcln_perf *p, pcln_err *err);
+
+/* perf_record.c */
+int pclni_perf_scan(pcln_perf *p, pcln_err *err);
+
+#endif /* PCLN_PERF_INTERNAL_H */

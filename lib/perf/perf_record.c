@@ -1,0 +1,599 @@
+/* perf_record.c -- the records of a perf.data data section.
+ *
+ * A record is { u32 type; u16 misc; u16 size; } and SIZE - 8 bytes of
+ * body (<linux/perf_event.h>, enum perf_event_type).  Kernel records
+ * (type < 64) other than SAMPLE end, when the attribute's sample_id_all
+ * is set, in a sample_id trailer: { u32 pid, tid } TID, { u64 time }
+ * TIME, { u64 id } ID, { u64 stream_id } STREAM_ID, { u32 cpu, res }
+ * CPU, { u64 id } IDENTIFIER, each if its sample_type bit is set.  A
+ * SAMPLE's fields follow sample_type in the order parse_sample reads
+ * them.  perf's own records (type >= 64) have no trailer; AUXTRACE is
+ * followed by a payload its size field does not count.
+ *
+ * Framing damage (a size below 8, or past the data's end) ends the walk
+ * with an error at the record's offset: nothing after it can be found.
+ * A record whose size is sound but whose fields are not is returned
+ * marked bad, and the walk goes on.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "perf_internal.h"
+
+#define MISC_BUILD_ID	PCLN_PERF_MISC_MMAP_BUILD_ID
+#define FORMAT_TOTAL_TIME_ENABLED	1u
+#define FORMAT_TOTAL_TIME_RUNNING	2u
+#define FORMAT_ID			4u
+#define FORMAT_GROUP			8u
+#define FORMAT_LOST			16u
+#define BRANCH_HW_INDEX			(1u << 17)
+
+static const char *const record_names[] = {
+	[1] = "MMAP", [2] = "LOST", [3] = "COMM", [4] = "EXIT",
+	[5] = "THROTTLE", [6] = "UNTHROTTLE", [7] = "FORK", [8] = "READ",
+	[9] = "SAMPLE", [10] = "MMAP2", [11] = "AUX", [12] = "ITRACE_START",
+	[13] = "LOST_SAMPLES", [14] = "SWITCH", [15] = "SWITCH_CPU_WIDE",
+	[16] = "NAMESPACES", [17] = "KSYMBOL", [18] = "BPF_EVENT",
+	[19] = "CGROUP", [20] = "TEXT_POKE", [21] = "AUX_OUTPUT_HW_ID",
+	[64] = "HEADER_ATTR", [65] = "HEADER_EVENT_TYPE",
+	[66] = "HEADER_TRACING_DATA", [67] = "HEADER_BUILD_ID",
+	[68] = "FINISHED_ROUND", [69] = "ID_INDEX", [70] = "AUXTRACE_INFO",
+	[71] = "AUXTRACE", [72] = "AUXTRACE_ERROR", [73] = "THREAD_MAP",
+	[74] = "CPU_MAP", [75] = "STAT_CONFIG", [76] = "STAT",
+	[77] = "STAT_ROUND", [78] = "EVENT_UPDATE", [79] = "TIME_CONV",
+	[80] = "HEADER_FEATURE", [81] = "COMPRESSED", [82] = "FINISHED_INIT",
+};
+
+const char *
+pcln_perf_record_name(uint32_t type)
+{
+	if (type < sizeof record_names / sizeof record_names[0])
+		return record_names[type];
+	return NULL;
+}
+
+static const char *
+rname(uint32_t type)
+{
+	const char *n = pcln_perf_record_name(type);
+
+	return n != NULL ? n : "record";
+}
+
+/* Mark EV bad: "TYPE record at offset 0x...: WHAT". */
+static int
+bad(pcln_perf *p, pcln_perf_event *ev, const char *fmt, ...)
+	PCLNI_PRINTF(3, 4);
+
+static int
+bad(pcln_perf *p, pcln_perf_event *ev, const char *fmt, ...)
+{
+	int n;
+	va_list ap;
+
+	n = snprintf(p->badmsg, sizeof p->badmsg, "%s record at offset "
+	    "0x%llx (%u bytes): ", rname(ev->type),
+	    (unsigned long long)ev->offset, ev->size);
+	if (n < 0 || (size_t)n >= sizeof p->badmsg)
+		n = 0;
+	va_start(ap, fmt);
+	vsnprintf(p->badmsg + n, sizeof p->badmsg - (size_t)n, fmt, ap);
+	va_end(ap);
+	ev->bad = 1;
+	ev->badmsg = p->badmsg;
+	return 0;
+}
+
+static const pcln_perf_attr *
+attr_of(const pcln_perf *p, uint64_t id)
+{
+	size_t lo = 0, hi = p->nidmap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->idmap[mid].id < id)
+			lo = mid + 1;
+		else if (p->idmap[mid].id > id)
+			hi = mid;
+		else
+			return &p->attrs[p->idmap[mid].attr];
+	}
+	return NULL;
+}
+
+static unsigned
+popcount64(uint64_t v)
+{
+	unsigned n = 0;
+
+	for (; v != 0; v &= v - 1)
+		n++;
+	return n;
+}
+
+/* The cursor of one record's body: bounded reads. */
+struct cur {
+	const pcln_perf *p;
+	const uint8_t *q, *end;
+	int short_;
+	const char *what;		/* the field that did not fit */
+};
+
+static const uint8_t *
+take(struct cur *c, uint64_t n, const char *what)
+{
+	const uint8_t *r = c->q;
+
+	if (c->short_)
+		return NULL;
+	if (n > (uint64_t)(c->end - c->q)) {
+		c->short_ = 1;
+		c->what = what;
+		return NULL;
+	}
+	c->q += n;
+	return r;
+}
+
+static uint64_t
+take64(struct cur *c, const char *what)
+{
+	const uint8_t *r = take(c, 8, what);
+
+	return r != NULL ? perf_u64(c->p, r) : 0;
+}
+
+static void
+take32x2(struct cur *c, uint32_t *a, uint32_t *b, const char *what)
+{
+	const uint8_t *r = take(c, 8, what);
+
+	*a = r != NULL ? perf_u32(c->p, r) : 0;
+	*b = r != NULL ? perf_u32(c->p, r + 4) : 0;
+}
+
+static int
+parse_sample(pcln_perf *p, pcln_perf_event *ev)
+{
+	struct cur c = { p, ev->raw + 8, ev->raw + ev->size, 0, NULL };
+	const pcln_perf_attr *a = &p->attrs[0];
+	uint64_t st, n;
+	uint32_t res;
+
+	if (p->id_pos >= 0) {
+		if ((uint64_t)(ev->size - 8) / 8 <= (uint64_t)p->id_pos)
+			return bad(p, ev, "too short for its sample id");
+		ev->id = perf_u64(p, ev->raw + 8 + 8 * p->id_pos);
+		if ((a = attr_of(p, ev->id)) == NULL)
+			return bad(p, ev, "sample id %llu belongs to no "
+			    "attribute", (unsigned long long)ev->id);
+	}
+	ev->attr = a;
+	st = a->sample_type;
+	if (st & PCLN_PERF_SAMPLE_IDENTIFIER)
+		ev->id = take64(&c, "IDENTIFIER");
+	if (st & PCLN_PERF_SAMPLE_IP)
+		ev->u.sample.ip = take64(&c, "IP");
+	if (st & PCLN_PERF_SAMPLE_TID) {
+		take32x2(&c, &ev->pid, &ev->tid, "TID");
+		ev->has_tid = 1;
+	}
+	if (st & PCLN_PERF_SAMPLE_TIME) {
+		ev->time = take64(&c, "TIME");
+		ev->has_time = 1;
+	}
+	if (st & PCLN_PERF_SAMPLE_ADDR)
+		ev->u.sample.addr = take64(&c, "ADDR");
+	if (st & PCLN_PERF_SAMPLE_ID)
+		ev->id = take64(&c, "ID");
+	if (st & PCLN_PERF_SAMPLE_STREAM_ID)
+		(void)take64(&c, "STREAM_ID");
+	if (st & PCLN_PERF_SAMPLE_CPU) {
+		take32x2(&c, &ev->cpu, &res, "CPU");
+		ev->has_cpu = 1;
+	}
+	if (st & PCLN_PERF_SAMPLE_PERIOD)
+		ev->u.sample.period = take64(&c, "PERIOD");
+	if (st & PCLN_PERF_SAMPLE_READ) {
+		uint64_t rf = a->read_format, per = 8;
+
+		if (rf & FORMAT_ID)
+			per += 8;
+		if (rf & FORMAT_LOST)
+			per += 8;
+		if (rf & FORMAT_GROUP) {
+			n = take64(&c, "READ");
+			if (rf & FORMAT_TOTAL_TIME_ENABLED)
+				(void)take64(&c, "READ");
+			if (rf & FORMAT_TOTAL_TIME_RUNNING)
+				(void)take64(&c, "READ");
+			if (n > (uint64_t)ev->size / per)
+				return bad(p, ev, "READ group of %llu values "
+				    "does not fit", (unsigned long long)n);
+			(void)take(&c, n * per, "READ");
+		} else {
+			if (rf & FORMAT_TOTAL_TIME_ENABLED)
+				per += 8;
+			if (rf & FORMAT_TOTAL_TIME_RUNNING)
+				per += 8;
+			(void)take(&c, per, "READ");
+		}
+	}
+	if (st & PCLN_PERF_SAMPLE_CALLCHAIN) {
+		n = take64(&c, "CALLCHAIN");
+		if (!c.short_ && n > (uint64_t)(c.end - c.q) / 8)
+			return bad(p, ev, "call chain of %llu entries does "
+			    "not fit", (unsigned long long)n);
+		ev->u.sample.nr = n;
+		ev->u.sample.callchain = take(&c, 8 * n, "CALLCHAIN");
+	}
+	if (st & PCLN_PERF_SAMPLE_RAW) {
+		const uint8_t *r = take(&c, 4, "RAW");
+
+		if (r != NULL)
+			(void)take(&c, perf_u32(p, r), "RAW");
+	}
+	if (st & PCLN_PERF_SAMPLE_BRANCH_STACK) {
+		n = take64(&c, "BRANCH_STACK");
+		if (a->branch_sample_type & BRANCH_HW_INDEX)
+			(void)take64(&c, "BRANCH_STACK");
+		if (!c.short_ && n > (uint64_t)(c.end - c.q) / 24)
+			return bad(p, ev, "branch stack of %llu entries does "
+			    "not fit", (unsigned long long)n);
+		(void)take(&c, 24 * n, "BRANCH_STACK");
+	}
+	if (st & PCLN_PERF_SAMPLE_REGS_USER) {
+		ev->u.sample.regs_abi = take64(&c, "REGS_USER");
+		if (ev->u.sample.regs_abi != 0) {
+			ev->u.sample.regs_mask = a->sample_regs_user;
+			ev->u.sample.regs = take(&c,
+			    8 * (uint64_t)popcount64(a->sample_regs_user),
+			    "REGS_USER");
+		}
+	}
+	if (st & PCLN_PERF_SAMPLE_STACK_USER) {
+		n = take64(&c, "STACK_USER");
+		ev->u.sample.stack_size = n;
+		if (n != 0) {
+			ev->u.sample.stack = take(&c, n, "STACK_USER");
+			ev->u.sample.stack_dyn = take64(&c, "STACK_USER");
+			/* The kernel never copies more than it reserved;
+			 * a larger dyn_size is damage: use what is there. */
+			if (ev->u.sample.stack_dyn > n)
+				ev->u.sample.stack_dyn = n;
+		}
+	}
+	if (st & (PCLN_PERF_SAMPLE_WEIGHT | PCLN_PERF_SAMPLE_WEIGHT_STRUCT))
+		(void)take64(&c, "WEIGHT");
+	if (st & PCLN_PERF_SAMPLE_DATA_SRC)
+		(void)take64(&c, "DATA_SRC");
+	if (st & PCLN_PERF_SAMPLE_TRANSACTION)
+		(void)take64(&c, "TRANSACTION");
+	if (st & PCLN_PERF_SAMPLE_REGS_INTR) {
+		if (take64(&c, "REGS_INTR") != 0)
+			(void)take(&c,
+			    8 * (uint64_t)popcount64(a->sample_regs_intr),
+			    "REGS_INTR");
+	}
+	if (st & PCLN_PERF_SAMPLE_PHYS_ADDR)
+		(void)take64(&c, "PHYS_ADDR");
+	if (st & PCLN_PERF_SAMPLE_CGROUP)
+		(void)take64(&c, "CGROUP");
+	if (st & PCLN_PERF_SAMPLE_DATA_PAGE_SIZE)
+		(void)take64(&c, "DATA_PAGE_SIZE");
+	if (st & PCLN_PERF_SAMPLE_CODE_PAGE_SIZE)
+		(void)take64(&c, "CODE_PAGE_SIZE");
+	if (st & PCLN_PERF_SAMPLE_AUX) {
+		n = take64(&c, "AUX");
+		(void)take(&c, n, "AUX");
+	}
+	if (c.short_) {
+		memset(&ev->u, 0, sizeof ev->u);
+		return bad(p, ev, "field %s does not fit (sample_type 0x%llx)",
+		    c.what, (unsigned long long)st);
+	}
+	return 0;
+}
+
+/* The sample_id trailer of a kernel record; *BODYEND: where it begins. */
+static int
+parse_trailer(pcln_perf *p, pcln_perf_event *ev, const uint8_t **bodyend)
+{
+	const pcln_perf_attr *a = &p->attrs[0];
+	uint64_t st, tsz = 0;
+	struct cur c;
+	uint32_t res;
+
+	*bodyend = ev->raw + ev->size;
+	if (p->id_pos_end >= 0 && a->sample_id_all) {
+		if ((uint64_t)(ev->size - 8) / 8 < (uint64_t)p->id_pos_end)
+			return bad(p, ev, "too short for its sample id");
+		ev->id = perf_u64(p, ev->raw + ev->size - 8 * p->id_pos_end);
+		if ((a = attr_of(p, ev->id)) == NULL)
+			a = &p->attrs[0];	/* perf's synthesized records
+						 * may carry id 0 */
+	}
+	ev->attr = a;
+	if (!a->sample_id_all)
+		return 0;
+	st = a->sample_type;
+	tsz = 8 * (uint64_t)popcount64(st & (PCLN_PERF_SAMPLE_TID |
+	    PCLN_PERF_SAMPLE_TIME | PCLN_PERF_SAMPLE_ID |
+	    PCLN_PERF_SAMPLE_STREAM_ID | PCLN_PERF_SAMPLE_CPU |
+	    PCLN_PERF_SAMPLE_IDENTIFIER));
+	if (tsz > (uint64_t)ev->size - 8)
+		return bad(p, ev, "too short for its %llu-byte sample_id",
+		    (unsigned long long)tsz);
+	*bodyend = ev->raw + ev->size - tsz;
+	c.p = p;
+	c.q = *bodyend;
+	c.end = ev->raw + ev->size;
+	c.short_ = 0;
+	if (st & PCLN_PERF_SAMPLE_TID) {
+		take32x2(&c, &ev->pid, &ev->tid, "TID");
+		ev->has_tid = 1;
+	}
+	if (st & PCLN_PERF_SAMPLE_TIME) {
+		ev->time = take64(&c, "TIME");
+		ev->has_time = 1;
+	}
+	if (st & PCLN_PERF_SAMPLE_ID)
+		ev->id = take64(&c, "ID");
+	if (st & PCLN_PERF_SAMPLE_STREAM_ID)
+		(void)take64(&c, "STREAM_ID");
+	if (st & PCLN_PERF_SAMPLE_CPU) {
+		take32x2(&c, &ev->cpu, &res, "CPU");
+		ev->has_cpu = 1;
+	}
+	return 0;
+}
+
+/* A NUL-terminated string in [S, END), or NULL. */
+static const char *
+str_in(const uint8_t *s, const uint8_t *end)
+{
+	if (s >= end || memchr(s, '\0', (size_t)(end - s)) == NULL)
+		return NULL;
+	return (const char *)s;
+}
+
+static int
+parse_body(pcln_perf *p, pcln_perf_event *ev)
+{
+	const uint8_t *b = ev->raw + 8, *end;
+	size_t need = 0;
+
+	if (parse_trailer(p, ev, &end) < 0 || ev->bad)
+		return 0;
+	switch (ev->type) {
+	case PCLN_PERF_RECORD_MMAP:
+		need = 40;
+		break;
+	case PCLN_PERF_RECORD_MMAP2:
+		need = 72;
+		break;
+	case PCLN_PERF_RECORD_COMM:
+		need = 8;
+		break;
+	case PCLN_PERF_RECORD_FORK:
+	case PCLN_PERF_RECORD_EXIT:
+		need = 24;
+		break;
+	case PCLN_PERF_RECORD_LOST:
+		need = 16;
+		break;
+	case PCLN_PERF_RECORD_LOST_SAMPLES:
+		need = 8;
+		break;
+	default:
+		return 0;
+	}
+	if ((size_t)(end - b) < need)
+		return bad(p, ev, "%zu bytes of fields, expected at least %zu",
+		    (size_t)(end - b), need);
+	switch (ev->type) {
+	case PCLN_PERF_RECORD_MMAP:
+	case PCLN_PERF_RECORD_MMAP2:
+		ev->pid = perf_u32(p, b);
+		ev->tid = perf_u32(p, b + 4);
+		ev->has_tid = 1;
+		ev->u.mmap.addr = perf_u64(p, b + 8);
+		ev->u.mmap.len = perf_u64(p, b + 16);
+		ev->u.mmap.pgoff = perf_u64(p, b + 24);
+		if (ev->type == PCLN_PERF_RECORD_MMAP) {
+			ev->u.mmap.filename = str_in(b + 32, end);
+			ev->u.mmap.prot = 5;	/* r-x: MMAP is code */
+			break;
+		}
+		if (ev->misc & MISC_BUILD_ID) {
+			size_t n = b[32];
+
+			if (n > PCLN_PERF_BUILDID_MAX)
+				n = PCLN_PERF_BUILDID_MAX;
+			ev->u.mmap.build_id = b + 36;
+			ev->u.mmap.build_id_len = n;
+		} else {
+			ev->u.mmap.maj = perf_u32(p, b + 32);
+			ev->u.mmap.min = perf_u32(p, b + 36);
+			ev->u.mmap.ino = perf_u64(p, b + 40);
+		}
+		ev->u.mmap.prot = perf_u32(p, b + 56);
+		ev->u.mmap.flags = perf_u32(p, b + 60);
+		ev->u.mmap.filename = str_in(b + 64, end);
+		break;
+	case PCLN_PERF_RECORD_COMM:
+		ev->pid = perf_u32(p, b);
+		ev->tid = perf_u32(p, b + 4);
+		ev->has_tid = 1;
+		ev->u.comm.comm = str_in(b + 8, end);
+		ev->u.comm.exec = (ev->misc & PCLN_PERF_MISC_COMM_EXEC) != 0;
+		if (ev->u.comm.comm == NULL)
+			return bad(p, ev, "command name without its NUL");
+		break;
+	case PCLN_PERF_RECORD_FORK:
+	case PCLN_PERF_RECORD_EXIT:
+		ev->pid = perf_u32(p, b);
+		ev->u.fork.ppid = perf_u32(p, b + 4);
+		ev->tid = perf_u32(p, b + 8);
+		ev->u.fork.ptid = perf_u32(p, b + 12);
+		ev->u.fork.time = perf_u64(p, b + 16);
+		ev->has_tid = 1;
+		break;
+	case PCLN_PERF_RECORD_LOST:
+		ev->u.lost.id = perf_u64(p, b);
+		ev->u.lost.lost = perf_u64(p, b + 8);
+		break;
+	case PCLN_PERF_RECORD_LOST_SAMPLES:
+		ev->u.lost.lost = perf_u64(p, b);
+		break;
+	default:
+		break;
+	}
+	if ((ev->type == PCLN_PERF_RECORD_MMAP ||
+	    ev->type == PCLN_PERF_RECORD_MMAP2) && ev->u.mmap.filename == NULL)
+		return bad(p, ev, "file name without its NUL");
+	return 0;
+}
+
+/* Read the record framing at OFF into EV and parse it; *NEXT gets the
+ * next record's offset.  -1 and ERR on framing damage. */
+static int
+read_at(pcln_perf *p, uint64_t off, pcln_perf_event *ev, uint64_t *next,
+    pcln_err *err)
+{
+	uint64_t end = p->info.data_end, step;
+	const uint8_t *r;
+
+	memset(ev, 0, sizeof *ev);
+	ev->offset = off;
+	if (end - off < 8)
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
+		    "perf.data: record at offset 0x%llx: %llu bytes left in "
+		    "the data section (ends at 0x%llx), a record header "
+		    "needs 8", (unsigned long long)off,
+		    (unsigned long long)(end - off), (unsigned long long)end);
+	r = p->buf + off;
+	ev->raw = r;
+	ev->type = perf_u32(p, r);
+	ev->misc = perf_u16(p, r + 4);
+	ev->size = perf_u16(p, r + 6);
+	if (ev->size < 8)
+		return pclni_seterr(err, PCLN_EHEADER, (int64_t)off,
+		    "perf.data: %s record at offset 0x%llx: size %u, "
+		    "expected at least 8", rname(ev->type),
+		    (unsigned long long)off, ev->size);
+	if (ev->size > end - off)
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
+		    "perf.data: %s record at offset 0x%llx: size %u runs "
+		    "past the data section's end 0x%llx%s", rname(ev->type),
+		    (unsigned long long)off, ev->size,
+		    (unsigned long long)end,
+		    p->info.truncated ? " (the file is truncated)" : "");
+	step = ev->size;
+	if (ev->type == PCLN_PERF_RECORD_AUXTRACE && ev->size >= 16) {
+		uint64_t pay = perf_u64(p, r + 8);
+
+		if (pay > end - off - ev->size)
+			return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
+			    "perf.data: AUXTRACE record at offset 0x%llx: "
+			    "its %llu-byte payload runs past the data "
+			    "section's end 0x%llx", (unsigned long long)off,
+			    (unsigned long long)pay, (unsigned long long)end);
+		step += pay;
+	}
+	*next = off + step;
+	if (ev->type == PCLN_PERF_RECORD_SAMPLE)
+		(void)parse_sample(p, ev);
+	else if (ev->type < PCLN_PERF_RECORD_USER_FIRST)
+		(void)parse_body(p, ev);
+	return 0;
+}
+
+static int
+cmp_recidx(const void *a, const void *b)
+{
+	const struct perf_recidx *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->offset < y->offset ? -1 : x->offset > y->offset;
+}
+
+int
+pclni_perf_scan(pcln_perf *p, pcln_err *err)
+{
+	uint64_t off = p->info.data_offset, next, last = 0;
+	size_t cap = 0;
+	pcln_perf_event ev;
+
+	p->ordered = 1;
+	while (off < p->info.data_end) {
+		if (read_at(p, off, &ev, &next, &p->damage) < 0) {
+			p->damaged = 1;
+			break;
+		}
+		if (pclni_grow(&p->order, &cap, p->norder + 1,
+		    sizeof *p->order) < 0)
+			return pclni_seterr(err, PCLN_ENOMEM, -1,
+			    "out of memory");
+		if (ev.has_time && !ev.bad)
+			last = ev.time;
+		p->order[p->norder].time = last;
+		p->order[p->norder].offset = off;
+		p->norder++;
+		off = next;
+	}
+	if (p->norder > 0)
+		qsort(p->order, p->norder, sizeof *p->order, cmp_recidx);
+	return 0;
+}
+
+int
+pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
+{
+	uint64_t next;
+
+	pclni_clearerr(err);
+	if (p->ordered) {
+		if (p->next < p->norder) {
+			(void)read_at(p, p->order[p->next++].offset, ev,
+			    &next, err);
+			return 1;
+		}
+		if (p->damaged) {
+			if (err != NULL)
+				*err = p->damage;
+			return -1;
+		}
+		return 0;
+	}
+	if (p->pos >= p->info.data_end)
+		return 0;
+	if (read_at(p, p->pos, ev, &next, err) < 0)
+		return -1;
+	p->pos = next;
+	return 1;
+}
+
+uint64_t
+pcln_perf_callchain(const pcln_perf *p, const pcln_perf_event *ev, size_t i)
+{
+	if (ev->u.sample.callchain == NULL || i >= ev->u.sample.nr)
+		return 0;
+	return perf_u64(p, ev->u.sample.callchain + 8 * i);
+}
+
+int
+pcln_perf_reg(const pcln_perf *p, const pcln_perf_event *ev, unsigned reg,
+    uint64_t *v)
+{
+	uint64_t mask = ev->u.sample.regs_mask;
+
+	if (ev->u.sample.regs == NULL || reg >= 64 || !(mask >> reg & 1))
+		return -1;
+	*v = perf_u64(p, ev->u.sample.regs +
+	    8 * popcount64(mask & (((uint64_t)1 << reg) - 1)));
+	return 0;
+}
