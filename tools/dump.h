@@ -186,6 +186,9 @@ int dump_verify(const char *path, const dump_opts *o);
  * (a --demangle given before the command). */
 int dump_addr2line(int argc, char **argv, int verify, int demangle);
 
+/* pclndump perf: ARGV after the command name (dump_perf.c). */
+int dump_perf(int argc, char **argv);
+
 /* Parse a hexadecimal number (optional 0x), the whole string. 0 or -1. */
 int dump_parse_hex(const char *s, uint64_t *v);
 

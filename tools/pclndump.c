@@ -48,6 +48,10 @@ usage(FILE *f)
 	    "                           (without verifying the whole blob "
 	    "first,\n"
 	    "                           unless --verify)\n"
+	    "  perf [-i perf.data] [--folded | --svg FILE]\n"
+	    "                           a profile's samples unwound and "
+	    "symbolized\n"
+	    "                           (pclndump perf --help)\n"
 	    "\n"
 	    "Options:\n"
 	    "  --json                   JSON output (doc/JSON.md): one "
@@ -181,6 +185,8 @@ main(int argc, char **argv)
 	cmdname = argv[a];
 	if (strcmp(cmdname, "addr2line") == 0)
 		return dump_addr2line(argc - a, argv + a, verify, o.demangle);
+	if (strcmp(cmdname, "perf") == 0)
+		return dump_perf(argc - a, argv + a);
 	for (k = 0; k < sizeof commands / sizeof commands[0]; k++)
 		if (strcmp(cmdname, commands[k].name) == 0)
 			break;

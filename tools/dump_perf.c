@@ -1,0 +1,910 @@
+/* dump_perf.c -- pclndump perf: the samples of a perf.data file, unwound
+ * and symbolized with pcln tables.
+ *
+ *   pclndump perf [-i perf.data] [--folded | --svg FILE] [options]
+ *
+ * Samples recorded with `perf record --call-graph dwarf` carry the user
+ * registers and a copy of the user stack: the user stack is walked with
+ * each object's pcsp and CFA rules (lib/perf's pcln_perf_unwind over the
+ * runtime's traceback).  Samples recorded with `perf record -g` carry a
+ * frame-pointer call chain: its pcs are symbolized.  Kernel frames (the
+ * call chain's kernel part) are named from /proc/kallsyms, JIT code from
+ * /tmp/perf-PID.map, inlined calls from each table's inline tree.
+ *
+ * Output: perf script's text (the default), folded stacks (--folded) or
+ * an SVG flame graph (--svg FILE).  What could not be read or named is
+ * counted and reported on stderr (always when something was lost, in
+ * full with --stats); a damaged file is read up to the damage, which is
+ * reported with its byte offset, and the exit status is then 1.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dump.h"
+#include "dump_perf.h"
+#include "pcln_link.h"	/* pcln_write_file_atomic */
+
+#define MAX_USER	256	/* user frames unwound per sample */
+#define MAX_INLINE	32	/* inlined calls per frame */
+#define MAX_OUT		1024	/* printed frames per sample */
+
+/* Why user stacks ended, and what frames were: the report. */
+struct stats {
+	uint64_t records, samples, kernel_only, user_unwound, user_fp;
+	uint64_t user_ip_only, noregs, nostack, nothread, idle;
+	uint64_t stops[PCLNRT_NSTOP + 3];
+	uint64_t frames_where[5];	/* enum pcln_perf_where */
+	uint64_t frames_kernel, frames_kernel_unknown, frames_jit;
+	uint64_t frames_inline, frames_total;
+	uint64_t lost, lost_samples, lost_records, bad, unknown_type;
+	uint64_t compressed, mmaps, comms, forks, exits;
+	uint64_t truncated_stack;	/* walks that ran off the copy */
+	char firstbad[256];
+};
+
+struct pmap {
+	uint32_t pid;
+	pcln_perf_syms *syms;		/* NULL: no map file */
+};
+
+struct perf_cmd {
+	const char *input, *svg, *title, *kallsyms_path, *mapdir;
+	int folded, stats, header, no_inline, no_kernel;
+	pcln_perf *p;
+	pcln_perf_space *space;
+	struct perf_tables tables;
+	pcln_perf_syms *kallsyms;
+	int kallsyms_tried, kernel_mismatch;
+	struct pmap *pmaps;
+	size_t npmaps, cappmaps;
+	flame *fl;
+	struct stats st;
+	FILE *out;
+	char evname[64];
+	/* per sample */
+	struct oframe of[MAX_OUT];
+	uint64_t ofpc[MAX_OUT], ofoff[MAX_OUT];
+	const char *ofdso[MAX_OUT];
+	size_t nof;
+	pcln_perf_frame uf[MAX_USER];
+	pclnrt_pccache cache;
+};
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+"usage: pclndump perf [-i FILE] [--folded | --svg FILE] [OPTION...]\n"
+"Print the samples of a perf.data file (perf record --call-graph dwarf,\n"
+"or -g) as perf script does, unwound and symbolized with pcln tables.\n"
+"\n"
+"  -i, --input FILE     the profile (default: perf.data)\n"
+"      --folded         folded stacks (\"proc;f;g;h COUNT\") instead\n"
+"      --svg FILE       write an interactive SVG flame graph to FILE\n"
+"      --title TEXT     the flame graph's title\n"
+"      --stats          report samples, frames and stops on stderr\n"
+"      --header         print the file's header, attributes, build-ids\n"
+"                       and record counts, and nothing else\n"
+"      --no-inline      no inlined frames\n"
+"      --no-kernel      no kernel frames\n"
+"      --kallsyms FILE  kernel symbols (default: /proc/kallsyms)\n"
+"      --perf-map-dir D where perf-PID.map files are (default: /tmp)\n"
+"      --buildid-dir D  look for objects by build-id in D/.build-id/\n"
+"                       before ~/.debug/.build-id/ (repeatable)\n");
+}
+
+/* --- the input ------------------------------------------------------- */
+
+static int
+map_input(const char *path, uint8_t **buf, size_t *len)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		dump_error("%s: cannot open: %s", path, strerror(errno));
+		return DUMP_EXIT_IO;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		dump_error("%s: not a regular file", path);
+		close(fd);
+		return DUMP_EXIT_IO;
+	}
+	if (st.st_size == 0) {
+		dump_error("%s: empty file: expected a perf.data file", path);
+		close(fd);
+		return DUMP_EXIT_CORRUPT;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		dump_error("%s: cannot map: %s", path, strerror(errno));
+		return DUMP_EXIT_IO;
+	}
+	(void)madvise(p, (size_t)st.st_size, MADV_SEQUENTIAL);
+	*buf = p;
+	*len = (size_t)st.st_size;
+	return 0;
+}
+
+/* A whole small file (kallsyms, a perf map) into a malloc'ed buffer. */
+static char *
+slurp(const char *path, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *buf = malloc(cap), *nb;
+	ssize_t r;
+	int fd;
+
+	if (buf == NULL)
+		return NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		free(buf);
+		return NULL;
+	}
+	for (;;) {
+		if (n == cap) {
+			if ((nb = realloc(buf, cap * 2)) == NULL)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	*len = n;
+	return buf;
+}
+
+/* --- kernel and JIT symbols ------------------------------------------ */
+
+/* The running kernel's build-id from /sys/kernel/notes (a sequence of ELF
+ * notes); its length or 0. */
+static size_t
+running_kernel_id(uint8_t *id)
+{
+	size_t len = 0, off = 0;
+	char *b = slurp("/sys/kernel/notes", &len);
+	size_t got = 0;
+
+	while (b != NULL && len - off >= 12) {
+		const uint8_t *n = (const uint8_t *)b + off;
+		uint32_t namesz = pclnrt_load32(n, 0), descsz =
+		    pclnrt_load32(n + 4, 0), type = pclnrt_load32(n + 8, 0);
+		size_t nl = (namesz + 3u) & ~3u, dl = (descsz + 3u) & ~3u;
+
+		if (nl > len - off - 12 || dl > len - off - 12 - nl)
+			break;
+		if (type == 3 && namesz == 4 && memcmp(n + 12, "GNU", 4) == 0) {
+			got = descsz < PCLN_PERF_BUILDID_MAX ? descsz :
+			    PCLN_PERF_BUILDID_MAX;
+			memcpy(id, n + 12 + nl, got);
+			break;
+		}
+		off += 12 + nl + dl;
+	}
+	free(b);
+	return got;
+}
+
+static void
+load_kallsyms(struct perf_cmd *c)
+{
+	const char *path = c->kallsyms_path != NULL ? c->kallsyms_path :
+	    "/proc/kallsyms";
+	size_t len = 0, i;
+	char *text;
+	pcln_err err;
+
+	c->kallsyms_tried = 1;
+	if (c->kallsyms_path == NULL) {
+		/* A profile from another kernel: its addresses are not this
+		 * kernel's, so this kallsyms would name them wrongly. */
+		const pcln_perf_info *info = pcln_perf_get_info(c->p);
+		uint8_t run[PCLN_PERF_BUILDID_MAX];
+		size_t rl = running_kernel_id(run);
+
+		for (i = 0; i < info->nbuildid; i++) {
+			const pcln_perf_buildid *b =
+			    pcln_perf_get_buildid(c->p, i);
+
+			if (strcmp(b->filename, "[kernel.kallsyms]") != 0)
+				continue;
+			if (rl > 0 && (b->len != rl ||
+			    memcmp(b->id, run, rl) != 0)) {
+				c->kernel_mismatch = 1;
+				fprintf(stderr, "%s: perf: the profile's kernel "
+				    "(build-id in the file) is not the running "
+				    "one: kernel frames are not named (give "
+				    "that kernel's symbols with --kallsyms)\n",
+				    dump_prog);
+				return;
+			}
+		}
+	}
+	if ((text = slurp(path, &len)) == NULL) {
+		fprintf(stderr, "%s: perf: %s: cannot read: %s: kernel frames "
+		    "are not named\n", dump_prog, path, strerror(errno));
+		return;
+	}
+	c->kallsyms = pcln_perf_syms_kallsyms(text, len, &err);
+	free(text);
+	if (c->kallsyms != NULL && pcln_perf_syms_count(c->kallsyms) > 0 &&
+	    pcln_perf_syms_find(c->kallsyms, UINT64_MAX - 1, NULL, NULL) ==
+	    NULL && pcln_perf_syms_find(c->kallsyms, 0, NULL, NULL) != NULL) {
+		/* kptr_restrict: every address reads as 0. */
+		fprintf(stderr, "%s: perf: %s shows no addresses "
+		    "(kernel.kptr_restrict): kernel frames are not named\n",
+		    dump_prog, path);
+		pcln_perf_syms_free(c->kallsyms);
+		c->kallsyms = NULL;
+	}
+}
+
+static const pcln_perf_syms *
+perf_map(struct perf_cmd *c, uint32_t pid)
+{
+	char path[4096];
+	size_t i, len = 0;
+	char *text;
+	struct pmap *m;
+	pcln_err err;
+
+	for (i = 0; i < c->npmaps; i++)
+		if (c->pmaps[i].pid == pid)
+			return c->pmaps[i].syms;
+	if (c->npmaps == c->cappmaps) {
+		size_t cap = c->cappmaps ? 2 * c->cappmaps : 8;
+		struct pmap *v = realloc(c->pmaps, cap * sizeof *v);
+
+		if (v == NULL)
+			return NULL;
+		c->pmaps = v;
+		c->cappmaps = cap;
+	}
+	m = &c->pmaps[c->npmaps++];
+	m->pid = pid;
+	m->syms = NULL;
+	snprintf(path, sizeof path, "%s/perf-%u.map",
+	    c->mapdir != NULL ? c->mapdir : "/tmp", pid);
+	if ((text = slurp(path, &len)) != NULL) {
+		m->syms = pcln_perf_syms_map(text, len, &err);
+		free(text);
+	}
+	return m->syms;
+}
+
+/* --- frames ---------------------------------------------------------- */
+
+static void
+push(struct perf_cmd *c, const char *name, int kind, const char *file,
+    int32_t line, uint64_t pc, uint64_t off, const char *dso)
+{
+	struct oframe *o;
+
+	if (c->nof >= MAX_OUT)
+		return;
+	o = &c->of[c->nof];
+	o->name = name;
+	o->kind = kind;
+	o->file = file;
+	o->line = line;
+	c->ofpc[c->nof] = pc;
+	c->ofoff[c->nof] = off;
+	c->ofdso[c->nof] = dso;
+	c->nof++;
+}
+
+static void
+kernel_frame(struct perf_cmd *c, uint64_t pc)
+{
+	const char *name = NULL, *mod = NULL;
+	uint64_t start = 0;
+
+	if (c->no_kernel)
+		return;
+	if (!c->kallsyms_tried)
+		load_kallsyms(c);
+	if (c->kallsyms != NULL)
+		name = pcln_perf_syms_find(c->kallsyms, pc, &start, &mod);
+	c->st.frames_kernel++;
+	if (name == NULL) {
+		c->st.frames_kernel_unknown++;
+		push(c, "[unknown]", FK_UNKNOWN, NULL, 0, pc, 0,
+		    "[kernel.kallsyms]");
+		return;
+	}
+	push(c, name, FK_KERNEL, NULL, 0, pc, pc - start,
+	    mod != NULL ? mod : "[kernel.kallsyms]");
+}
+
+/* A user frame (from the unwinder or a call chain), with its inlined
+ * calls before it. */
+static void
+user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
+{
+	c->st.frames_where[fr->where]++;
+	if (fr->where == PCLN_PERF_IN_TABLE) {
+		pclnrt_inlcall calls[MAX_INLINE];
+		uint64_t link = fr->lookup - fr->bias;
+		/* As perf script prints a return address: the call's
+		 * address (pc - 1), its offset from there. */
+		uint64_t off = fr->lookup - (fr->func.entry + fr->bias);
+		const char *file = NULL;
+		int32_t line = 0;
+		size_t n = 0, i;
+
+		(void)pclnrt_funcline_cached(&fr->func, link, &file, &line,
+		    &c->cache);
+		if (!c->no_inline)
+			(void)pclnrt_inline(&fr->func, link, calls,
+			    MAX_INLINE, &n);
+		for (i = 0; i < n; i++) {
+			push(c, calls[i].name != NULL ? calls[i].name :
+			    "[unknown]", FK_INLINE, file, line, fr->lookup,
+			    off, NULL);
+			file = calls[i].file;
+			line = calls[i].line;
+			c->st.frames_inline++;
+		}
+		push(c, fr->func.name != NULL ? fr->func.name : "[unknown]",
+		    FK_USER, file, line, fr->lookup, off, fr->object);
+		return;
+	}
+	if (fr->where != PCLN_PERF_IN_TABLE) {
+		const pcln_perf_syms *m = perf_map(c, pid);
+		uint64_t start;
+		const char *name;
+
+		if (m != NULL && (name = pcln_perf_syms_find(m, fr->lookup,
+		    &start, NULL)) != NULL) {
+			c->st.frames_jit++;
+			push(c, name, FK_JIT, NULL, 0, fr->lookup,
+			    fr->lookup - start, "JIT");
+			return;
+		}
+	}
+	push(c, "[unknown]", FK_UNKNOWN, NULL, 0, fr->lookup, 0,
+	    fr->object != NULL ? fr->object : "[unknown]");
+}
+
+/* --- one sample ------------------------------------------------------ */
+
+static void
+print_sample(struct perf_cmd *c, const pcln_perf_event *ev,
+    const char *comm)
+{
+	FILE *o = c->out;
+	size_t i;
+
+	fprintf(o, "%s %5u %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n",
+	    comm, ev->tid, ev->time / 1000000000u,
+	    ev->time % 1000000000u / 1000u, ev->u.sample.period, c->evname);
+	for (i = 0; i < c->nof; i++) {
+		const struct oframe *f = &c->of[i];
+
+		if (f->kind == FK_INLINE)
+			fprintf(o, "\t%16" PRIx64 " %s (inlined)\n",
+			    c->ofpc[i], f->name);
+		else if (f->kind == FK_UNKNOWN)
+			fprintf(o, "\t%16" PRIx64 " [unknown] (%s)\n",
+			    c->ofpc[i], c->ofdso[i]);
+		else
+			fprintf(o, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n",
+			    c->ofpc[i], f->name, c->ofoff[i],
+			    c->ofdso[i] != NULL ? c->ofdso[i] : "[unknown]");
+	}
+	fputc('\n', o);
+}
+
+static int
+do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
+{
+	const pcln_perf_attr *a = ev->attr;
+	unsigned mode = ev->misc & PCLN_PERF_MISC_CPUMODE_MASK;
+	int has_regs = ev->u.sample.regs_abi != 0 &&
+	    ev->u.sample.regs != NULL;
+	int dwarf = a != NULL && (a->sample_type &
+	    PCLN_PERF_SAMPLE_STACK_USER) && (a->sample_type &
+	    PCLN_PERF_SAMPLE_REGS_USER);
+	uint64_t ctx = 0, e;
+	size_t i, nuser_chain = 0;
+	int first_user = 1, have_chain = ev->u.sample.callchain != NULL;
+	const char *comm;
+
+	c->st.samples++;
+	c->nof = 0;
+	/* The call chain: kernel entries, and in -g mode the user ones. */
+	if (have_chain) {
+		for (i = 0; i < ev->u.sample.nr; i++) {
+			e = pcln_perf_callchain(c->p, ev, i);
+			if (e >= PCLN_PERF_CONTEXT_MAX) {
+				ctx = e;
+				continue;
+			}
+			if (ctx == PCLN_PERF_CONTEXT_KERNEL)
+				kernel_frame(c, e);
+			else if (ctx == PCLN_PERF_CONTEXT_USER && !dwarf) {
+				pcln_perf_frame fr;
+
+				(void)pcln_perf_resolve(c->space, ev->pid, e,
+				    !first_user, &fr);
+				first_user = 0;
+				nuser_chain++;
+				user_frame(c, ev->pid, &fr);
+			}
+		}
+	} else if (mode == PCLN_PERF_MISC_KERNEL)
+		kernel_frame(c, ev->u.sample.ip);
+	if (dwarf && has_regs) {
+		int stop;
+		size_t n = pcln_perf_unwind(c->space, c->p, ev, c->uf,
+		    MAX_USER, &stop);
+
+		c->st.stops[stop]++;
+		if (stop == PCLNRT_STOP_READ)
+			c->st.truncated_stack++;
+		if (n > 0)
+			c->st.user_unwound++;
+		for (i = 0; i < n; i++)
+			user_frame(c, ev->pid, &c->uf[i]);
+	} else if (dwarf) {
+		/* A kernel thread or a sample taken where the kernel kept
+		 * no user registers. */
+		c->st.noregs++;
+		if (c->nof == 0)
+			c->st.kernel_only++;
+	} else if (nuser_chain > 0)
+		c->st.user_fp++;
+	else if (!have_chain && mode == PCLN_PERF_MISC_USER) {
+		pcln_perf_frame fr;
+
+		(void)pcln_perf_resolve(c->space, ev->pid, ev->u.sample.ip, 0,
+		    &fr);
+		user_frame(c, ev->pid, &fr);
+		c->st.user_ip_only++;
+	} else if (c->nof > 0)
+		c->st.kernel_only++;
+	c->st.frames_total += c->nof;
+	comm = pcln_perf_comm(c->space, ev->pid, ev->tid);
+	if (comm == NULL)
+		comm = ev->pid == 0 ? "swapper" : ":unknown";
+	if (c->fl != NULL) {
+		/* Outermost first, the process at the root. */
+		struct oframe rev[MAX_OUT + 1];
+		size_t n = 0;
+
+		rev[n].name = comm;
+		rev[n].kind = FK_ROOT;
+		rev[n].file = NULL;
+		rev[n++].line = 0;
+		for (i = c->nof; i > 0; i--)
+			rev[n++] = c->of[i - 1];
+		if (flame_add(c->fl, rev, n, 1) < 0) {
+			dump_error("perf: out of memory");
+			return DUMP_EXIT_IO;
+		}
+	} else
+		print_sample(c, ev, comm);
+	return 0;
+}
+
+/* --- the header ------------------------------------------------------ */
+
+static void
+event_name(struct perf_cmd *c)
+{
+	const pcln_perf_attr *a = pcln_perf_get_attr(c->p, 0);
+	static const char *const sw[] = { "cpu-clock", "task-clock",
+		"page-faults", "context-switches", "cpu-migrations" };
+	static const char *const hw[] = { "cycles", "instructions",
+		"cache-references", "cache-misses", "branches",
+		"branch-misses" };
+
+	if (a->name != NULL)
+		snprintf(c->evname, sizeof c->evname, "%s", a->name);
+	else if (a->type == 1 && a->config < 5)
+		snprintf(c->evname, sizeof c->evname, "%s", sw[a->config]);
+	else if (a->type == 0 && a->config < 6)
+		snprintf(c->evname, sizeof c->evname, "%s", hw[a->config]);
+	else
+		snprintf(c->evname, sizeof c->evname, "event-%u:%" PRIu64,
+		    a->type, a->config);
+}
+
+static void
+print_header(struct perf_cmd *c)
+{
+	const pcln_perf_info *info = pcln_perf_get_info(c->p);
+	FILE *o = c->out;
+	size_t i, j;
+	char hex[2 * PCLN_PERF_BUILDID_MAX + 1];
+
+	fprintf(o, "byte order: %s\n", info->big ? "big" : "little");
+	fprintf(o, "data: offset 0x%" PRIx64 ", %" PRIu64 " bytes%s\n",
+	    info->data_offset, info->data_size,
+	    info->truncated ? " (truncated)" : "");
+	if (info->hostname != NULL)
+		fprintf(o, "hostname: %s\n", info->hostname);
+	if (info->osrelease != NULL)
+		fprintf(o, "os release: %s\n", info->osrelease);
+	if (info->version != NULL)
+		fprintf(o, "perf version: %s\n", info->version);
+	if (info->arch != NULL)
+		fprintf(o, "arch: %s\n", info->arch);
+	if (info->cmdline != NULL)
+		fprintf(o, "cmdline: %s\n", info->cmdline);
+	for (i = 0; i < info->nattr; i++) {
+		const pcln_perf_attr *a = pcln_perf_get_attr(c->p, i);
+
+		fprintf(o, "attr %zu: name %s, type %u, config %" PRIu64
+		    ", sample_type 0x%" PRIx64 ", %s %" PRIu64 ", "
+		    "sample_regs_user 0x%" PRIx64 ", sample_stack_user %u, "
+		    "ids %zu\n", i, a->name != NULL ? a->name : "?", a->type,
+		    a->config, a->sample_type, a->freq ? "freq" : "period",
+		    a->sample_period, a->sample_regs_user,
+		    a->sample_stack_user, a->nids);
+	}
+	for (i = 0; i < info->nbuildid; i++) {
+		const pcln_perf_buildid *b = pcln_perf_get_buildid(c->p, i);
+
+		for (j = 0; j < b->len; j++)
+			sprintf(hex + 2 * j, "%02x", b->id[j]);
+		hex[2 * b->len] = '\0';
+		fprintf(o, "build-id %s %s\n", hex, b->filename);
+	}
+	if (pcln_perf_warnings(c->p)[0] != '\0')
+		fprintf(o, "warnings: %s\n", pcln_perf_warnings(c->p));
+}
+
+/* --- the report ------------------------------------------------------ */
+
+static void
+report_obj(void *arg, const struct perf_table_ent *e)
+{
+	FILE *o = arg;
+
+	if (e->has_table)
+		fprintf(o, "  %s: table %s (%s)\n", e->path, e->source,
+		    strcmp(e->file, e->path) == 0 ? "the file" : e->file);
+	else
+		fprintf(o, "  %s: no table: %s\n", e->path, e->why);
+}
+
+static void
+report(struct perf_cmd *c, int full)
+{
+	struct stats *s = &c->st;
+	FILE *o = stderr;
+	size_t nobj, ntab, i;
+	uint64_t notable = s->frames_where[PCLN_PERF_IN_NOTABLE];
+
+	pcln_perf_space_counts(c->space, &nobj, &ntab);
+	if (!full && s->lost == 0 && s->lost_samples == 0 && s->bad == 0 &&
+	    s->compressed == 0)
+		return;
+	if (s->lost > 0 || s->lost_samples > 0)
+		fprintf(o, "%s: perf: %" PRIu64 " events lost (%" PRIu64
+		    " LOST records), %" PRIu64 " samples lost\n", dump_prog,
+		    s->lost, s->lost_records, s->lost_samples);
+	if (s->bad > 0)
+		fprintf(o, "%s: perf: %" PRIu64 " damaged records skipped; "
+		    "the first: %s\n", dump_prog, s->bad, s->firstbad);
+	if (s->compressed > 0)
+		fprintf(o, "%s: perf: %" PRIu64 " compressed records (perf "
+		    "record -z) not read\n", dump_prog, s->compressed);
+	if (!full)
+		return;
+	fprintf(o, "%s: perf: %" PRIu64 " records, %" PRIu64 " samples: %"
+	    PRIu64 " user stacks unwound, %" PRIu64 " from frame-pointer "
+	    "call chains, %" PRIu64 " user pc only, %" PRIu64
+	    " kernel only, %" PRIu64 " without user registers\n", dump_prog,
+	    s->records, s->samples, s->user_unwound, s->user_fp,
+	    s->user_ip_only, s->kernel_only, s->noregs);
+	fprintf(o, "  frames: %" PRIu64 " (%" PRIu64 " in tables, %" PRIu64
+	    " inlined, %" PRIu64 " kernel (%" PRIu64 " unnamed), %" PRIu64
+	    " JIT, %" PRIu64 " in objects without a table, %" PRIu64
+	    " outside functions, %" PRIu64 " anonymous, %" PRIu64
+	    " unmapped)\n", s->frames_total,
+	    s->frames_where[PCLN_PERF_IN_TABLE], s->frames_inline,
+	    s->frames_kernel, s->frames_kernel_unknown, s->frames_jit,
+	    notable, s->frames_where[PCLN_PERF_IN_NOFUNC],
+	    s->frames_where[PCLN_PERF_IN_ANON],
+	    s->frames_where[PCLN_PERF_IN_UNMAPPED]);
+	fprintf(o, "  user walks ended:");
+	for (i = 0; i < PCLNRT_NSTOP + 3; i++) {
+		static const char *const extra[] = { "no user registers",
+			"no stack copy", "unknown process" };
+
+		if (s->stops[i] == 0)
+			continue;
+		fprintf(o, " %s %" PRIu64 ";", i < PCLNRT_NSTOP ?
+		    pclnrt_stop_string((int)i) : extra[i - PCLNRT_NSTOP],
+		    s->stops[i]);
+	}
+	fprintf(o, "\n  (\"memory read failed\": the walk reached the end of "
+	    "the stack copy, %" PRIu64 " samples)\n", s->truncated_stack);
+	fprintf(o, "  objects: %zu, %zu with a table (%zu .pcln sections, "
+	    "%zu imported, %zu found by build-id, %zu build-id "
+	    "mismatches)\n", nobj, ntab, c->tables.nsection,
+	    c->tables.nimported, c->tables.nbyid, c->tables.nmismatch);
+	for (i = 0; i < c->tables.nents; i++)
+		report_obj(o, c->tables.ents[i]);
+	fprintf(o, "  records: %" PRIu64 " MMAP/MMAP2, %" PRIu64 " COMM, %"
+	    PRIu64 " FORK, %" PRIu64 " EXIT, %" PRIu64 " of other types\n",
+	    s->mmaps, s->comms, s->forks, s->exits, s->unknown_type);
+}
+
+/* Write the flame graph to PATH atomically (an earlier file is replaced
+ * only by a whole new one). */
+static int
+write_svg(const char *path, const flame *fl, const char *title,
+    const char *sub)
+{
+	char *mem = NULL;
+	size_t memlen = 0;
+	FILE *f = open_memstream(&mem, &memlen);
+	pcln_err err;
+	int rc = 0;
+
+	if (f == NULL) {
+		dump_error("perf: out of memory");
+		return DUMP_EXIT_IO;
+	}
+	if (flame_write_svg(fl, f, title, sub) < 0 || fclose(f) != 0) {
+		dump_error("perf: out of memory");
+		free(mem);
+		return DUMP_EXIT_IO;
+	}
+	if (pcln_write_file_atomic(path, mem, memlen, &err) < 0) {
+		dump_error("perf: %s", err.msg);
+		rc = DUMP_EXIT_IO;
+	}
+	free(mem);
+	return rc;
+}
+
+/* --- the command ----------------------------------------------------- */
+
+enum {
+	OPT_FOLDED = 256, OPT_SVG, OPT_TITLE, OPT_STATS, OPT_HEADER,
+	OPT_NOINLINE, OPT_NOKERNEL, OPT_KALLSYMS, OPT_MAPDIR, OPT_BIDDIR
+};
+
+int
+dump_perf(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "folded", no_argument, NULL, OPT_FOLDED },
+		{ "svg", required_argument, NULL, OPT_SVG },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "stats", no_argument, NULL, OPT_STATS },
+		{ "header", no_argument, NULL, OPT_HEADER },
+		{ "no-inline", no_argument, NULL, OPT_NOINLINE },
+		{ "no-kernel", no_argument, NULL, OPT_NOKERNEL },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "perf-map-dir", required_argument, NULL, OPT_MAPDIR },
+		{ "buildid-dir", required_argument, NULL, OPT_BIDDIR },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct perf_cmd *c = calloc(1, sizeof *c);
+	const char **dirs = NULL;
+	size_t ndirs = 0;
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	pcln_perf_event ev;
+	pcln_err err;
+	int opt, rc = 0, r, damaged = 0;
+
+	if (c == NULL || (dirs = calloc((size_t)argc + 1, sizeof *dirs)) ==
+	    NULL) {
+		dump_error("perf: out of memory");
+		free(c);
+		return DUMP_EXIT_IO;
+	}
+	c->input = "perf.data";
+	c->out = stdout;
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "i:h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 'i':
+			c->input = optarg;
+			break;
+		case OPT_FOLDED:
+			c->folded = 1;
+			break;
+		case OPT_SVG:
+			c->svg = optarg;
+			break;
+		case OPT_TITLE:
+			c->title = optarg;
+			break;
+		case OPT_STATS:
+			c->stats = 1;
+			break;
+		case OPT_HEADER:
+			c->header = 1;
+			break;
+		case OPT_NOINLINE:
+			c->no_inline = 1;
+			break;
+		case OPT_NOKERNEL:
+			c->no_kernel = 1;
+			break;
+		case OPT_KALLSYMS:
+			c->kallsyms_path = optarg;
+			break;
+		case OPT_MAPDIR:
+			c->mapdir = optarg;
+			break;
+		case OPT_BIDDIR:
+			dirs[ndirs++] = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			goto out;
+		default:
+			fprintf(stderr, "Try 'pclndump perf --help'.\n");
+			rc = DUMP_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (optind < argc) {
+		dump_error("perf: unexpected argument '%s' (the profile is "
+		    "given with -i)", argv[optind]);
+		rc = DUMP_EXIT_USAGE;
+		goto out;
+	}
+	if (c->folded && c->svg != NULL) {
+		dump_error("perf: --folded and --svg: choose one");
+		rc = DUMP_EXIT_USAGE;
+		goto out;
+	}
+	if ((rc = map_input(c->input, &buf, &len)) != 0)
+		goto out;
+	memset(&err, 0, sizeof err);
+	if ((c->p = pcln_perf_open(buf, len, PCLN_PERF_ORDERED, &err)) ==
+	    NULL) {
+		dump_error("%s: %s", c->input, err.msg);
+		rc = err.code == PCLN_ENOMEM ? DUMP_EXIT_IO :
+		    DUMP_EXIT_CORRUPT;
+		goto out;
+	}
+	if (c->header) {
+		print_header(c);
+		goto out;
+	}
+	if (pcln_perf_warnings(c->p)[0] != '\0')
+		fprintf(stderr, "%s: %s: %s\n", dump_prog, c->input,
+		    pcln_perf_warnings(c->p));
+	c->tables.dirs = dirs;
+	c->tables.ndirs = ndirs;
+	c->tables.no_inline = c->no_inline;
+	if ((c->space = pcln_perf_space_new(dump_perf_table, &c->tables,
+	    &err)) == NULL) {
+		dump_error("perf: out of memory");
+		rc = DUMP_EXIT_IO;
+		goto out;
+	}
+	pclnrt_pccache_init(&c->cache);
+	event_name(c);
+	if ((c->folded || c->svg != NULL) && (c->fl = flame_new()) == NULL) {
+		dump_error("perf: out of memory");
+		rc = DUMP_EXIT_IO;
+		goto out;
+	}
+	while ((r = pcln_perf_next(c->p, &ev, &err)) == 1) {
+		c->st.records++;
+		if (ev.bad) {
+			if (c->st.bad++ == 0)
+				snprintf(c->st.firstbad, sizeof c->st.firstbad,
+				    "%s", ev.badmsg);
+			continue;
+		}
+		switch (ev.type) {
+		case PCLN_PERF_RECORD_SAMPLE:
+			if ((rc = do_sample(c, &ev)) != 0)
+				goto out;
+			break;
+		case PCLN_PERF_RECORD_MMAP:
+		case PCLN_PERF_RECORD_MMAP2:
+		case PCLN_PERF_RECORD_COMM:
+		case PCLN_PERF_RECORD_FORK:
+		case PCLN_PERF_RECORD_EXIT:
+			if (ev.type == PCLN_PERF_RECORD_COMM)
+				c->st.comms++;
+			else if (ev.type == PCLN_PERF_RECORD_FORK)
+				c->st.forks++;
+			else if (ev.type == PCLN_PERF_RECORD_EXIT)
+				c->st.exits++;
+			else
+				c->st.mmaps++;
+			if (pcln_perf_space_event(c->space, c->p, &ev,
+			    &err) < 0) {
+				dump_error("perf: out of memory");
+				rc = DUMP_EXIT_IO;
+				goto out;
+			}
+			break;
+		case PCLN_PERF_RECORD_LOST:
+			c->st.lost += ev.u.lost.lost;
+			c->st.lost_records++;
+			break;
+		case PCLN_PERF_RECORD_LOST_SAMPLES:
+			c->st.lost_samples += ev.u.lost.lost;
+			break;
+		case PCLN_PERF_RECORD_COMPRESSED:
+			c->st.compressed++;
+			break;
+		default:
+			c->st.unknown_type++;
+			break;
+		}
+	}
+	if (r < 0) {
+		damaged = 1;
+		rc = DUMP_EXIT_CORRUPT;
+	}
+	if (c->folded && flame_write_folded(c->fl, c->out) < 0) {
+		dump_error("perf: cannot write the output: %s",
+		    strerror(errno));
+		rc = DUMP_EXIT_IO;
+	}
+	if (c->svg != NULL) {
+		char sub[512];
+		const pcln_perf_info *info = pcln_perf_get_info(c->p);
+		int wr;
+
+		snprintf(sub, sizeof sub, "%s: %" PRIu64 " samples of %s%s%s",
+		    c->input, c->st.samples, c->evname,
+		    info->cmdline != NULL ? ", " : "",
+		    info->cmdline != NULL ? info->cmdline : "");
+		wr = write_svg(c->svg, c->fl, c->title != NULL ? c->title :
+		    "Flame Graph", sub);
+		if (wr != 0)
+			rc = wr;
+	}
+	if (fflush(c->out) != 0 || ferror(c->out)) {
+		dump_error("perf: cannot write the output: %s",
+		    strerror(errno));
+		rc = DUMP_EXIT_IO;
+	}
+	report(c, c->stats);
+	if (damaged)
+		dump_error("%s: %s (%" PRIu64 " records before it were read)",
+		    c->input, err.msg, c->st.records);
+out:
+	if (c->fl != NULL)
+		flame_free(c->fl);
+	if (c->space != NULL)
+		pcln_perf_space_free(c->space);
+	dump_perf_tables_free(&c->tables);
+	pcln_perf_syms_free(c->kallsyms);
+	for (size_t i = 0; i < c->npmaps; i++)
+		pcln_perf_syms_free(c->pmaps[i].syms);
+	free(c->pmaps);
+	pcln_perf_close(c->p);
+	if (buf != NULL)
+		munmap(buf, len);
+	free(dirs);
+	free(c);
+	return rc;
+}

@@ -1,0 +1,84 @@
+/* dump_perf.h -- pclndump perf's internal interfaces (not installed).
+ *
+ * dump_perf.c reads the profile and prints samples (lib/perf does the
+ * reading and unwinding); dump_perf_tables.c finds each object's table;
+ * dump_flame.c aggregates stacks and writes folded stacks and the SVG
+ * flame graph.
+ */
+#ifndef PCLN_DUMP_PERF_H
+#define PCLN_DUMP_PERF_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "pcln_perf.h"
+
+/* --- tables (dump_perf_tables.c) ------------------------------------- */
+
+struct perf_table_ent {
+	char path[4096];		/* as the profile names it */
+	char file[4096];		/* the file read, or "" */
+	uint8_t build_id[PCLN_PERF_BUILDID_MAX];
+	size_t build_id_len;
+	int has_table;
+	const char *source;		/* "pcln" or "imported" */
+	char why[600];			/* no table: why */
+	const uint8_t *blob;
+	size_t len;
+	uint64_t vmo;
+	void *map;			/* to unmap */
+	size_t maplen;
+	uint8_t *heap;			/* to free */
+	uint64_t frames;		/* user frames seen in the object */
+};
+
+struct perf_tables {
+	struct perf_table_ent **ents;
+	size_t nents, cap;
+	const char *const *dirs;	/* --buildid-dir, searched first */
+	size_t ndirs;
+	int no_inline;
+	size_t nsection, nimported, nbyid, nmismatch;
+};
+
+/* pcln_perf_table_fn; ARG is a struct perf_tables. */
+int dump_perf_table(void *arg, const pcln_perf_object *obj,
+    const uint8_t **blob, size_t *len, uint64_t *vmo);
+void dump_perf_tables_free(struct perf_tables *pt);
+
+/* --- stacks (dump_flame.c) ------------------------------------------- */
+
+enum frame_kind {
+	FK_USER,		/* a function of a table */
+	FK_INLINE,		/* an inlined call */
+	FK_KERNEL,		/* from kallsyms */
+	FK_JIT,			/* from a perf map file */
+	FK_UNKNOWN,		/* no name */
+	FK_ROOT			/* the process (first frame of a stack) */
+};
+
+struct oframe {
+	const char *name;	/* never NULL */
+	const char *file;	/* NULL if unknown */
+	int32_t line;
+	int kind;		/* enum frame_kind */
+};
+
+typedef struct flame flame;
+
+flame *flame_new(void);
+void flame_free(flame *f);
+/* Add a stack of N frames, outermost (the process) first, COUNT times.
+ * Names and files must live as long as F.  0 or -1 (no memory). */
+int flame_add(flame *f, const struct oframe *frames, size_t n,
+    uint64_t count);
+/* "root;f;g;h COUNT" lines, sorted.  0 or -1 (write error). */
+int flame_write_folded(const flame *f, FILE *out);
+/* An interactive SVG flame graph: click a frame to zoom, "Search" to
+ * highlight by regular expression, a tooltip and the bottom line give
+ * the frame, its samples and share, and its file:line.  0 or -1. */
+int flame_write_svg(const flame *f, FILE *out, const char *title,
+    const char *subtitle);
+uint64_t flame_total(const flame *f);
+
+#endif /* PCLN_DUMP_PERF_H */

@@ -1,0 +1,293 @@
+/* dump_perf_tables.c -- the table of each object a profile names, for
+ * pclndump perf (lib/perf's pcln_perf_table_fn).
+ *
+ * An object is a path and, when the profile recorded one, a build-id.
+ * The file used is, in order:
+ *   1. the path itself, if its build-id is the recorded one (or none was
+ *      recorded);
+ *   2. perf's build-id cache, ~/.debug/.build-id/xx/yyyy/elf (what
+ *      `perf archive` packs, so a profile from another machine finds
+ *      its objects by build-id), and each --buildid-dir DIR given;
+ * and its table is its .pcln section, else (with libdw) imported from its
+ * symbols, DWARF and CFI with the ELF/DWARF importer (pcln_dwarf.h).
+ * Objects whose file is not found, or whose build-id differs, get no
+ * table; pclndump perf counts their frames.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dump.h"
+#include "dump_perf.h"
+#ifdef HAVE_LIBDW
+#include "pcln_dwarf.h"
+#endif
+
+/* An ELF file read whole (mmap'ed). */
+struct mfile {
+	uint8_t *buf;
+	size_t len;
+};
+
+static int
+map_file(const char *path, struct mfile *m)
+{
+	struct stat st;
+	void *p;
+	int fd;
+
+	m->buf = NULL;
+	m->len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return -1;
+	}
+	p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	m->buf = p;
+	m->len = (size_t)st.st_size;
+	return 0;
+}
+
+static void
+unmap_file(struct mfile *m)
+{
+	if (m->buf != NULL)
+		munmap(m->buf, m->len);
+	m->buf = NULL;
+}
+
+/* The NT_GNU_BUILD_ID note of the ELF image M into ID (at most
+ * PCLN_PERF_BUILDID_MAX bytes): its length, or 0. */
+static size_t
+elf_build_id(const struct mfile *m, uint8_t *id)
+{
+	pcln_elf_section sec;
+	pcln_elf_info info;
+	pcln_err err;
+	uint64_t off = 0;
+
+	if (pcln_elf_get_info(m->buf, m->len, &info, &err) < 0 ||
+	    pcln_elf_find_section(m->buf, m->len, ".note.gnu.build-id", &sec,
+	    &err) <= 0 || sec.data == NULL)
+		return 0;
+	while (sec.size - off >= 12) {
+		const uint8_t *n = sec.data + off;
+		uint32_t namesz = pclnrt_load32(n, info.bigendian);
+		uint32_t descsz = pclnrt_load32(n + 4, info.bigendian);
+		uint32_t type = pclnrt_load32(n + 8, info.bigendian);
+		uint64_t nlen = ((uint64_t)namesz + 3) & ~(uint64_t)3;
+		uint64_t dlen = ((uint64_t)descsz + 3) & ~(uint64_t)3;
+
+		if (nlen > sec.size - off - 12 ||
+		    dlen > sec.size - off - 12 - nlen)
+			return 0;
+		if (type == 3 && namesz == 4 && memcmp(n + 12, "GNU", 4) == 0 &&
+		    descsz > 0) {
+			size_t k = descsz < PCLN_PERF_BUILDID_MAX ? descsz :
+			    PCLN_PERF_BUILDID_MAX;
+
+			memcpy(id, n + 12 + nlen, k);
+			return k;
+		}
+		off += 12 + nlen + dlen;
+	}
+	return 0;
+}
+
+static void
+hex(const uint8_t *id, size_t len, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		sprintf(out + 2 * i, "%02x", id[i]);
+	out[2 * len] = '\0';
+}
+
+/* Does M carry build-id ID[0..LEN)?  LEN 0: anything does. */
+static int
+id_matches(const struct mfile *m, const uint8_t *id, size_t len)
+{
+	uint8_t got[PCLN_PERF_BUILDID_MAX];
+	size_t n;
+
+	if (len == 0)
+		return 1;
+	n = elf_build_id(m, got);
+	return n == len && memcmp(got, id, len) == 0;
+}
+
+/* p_vaddr - p_offset of the code: .text's sh_addr - sh_offset (a
+ * section's address and offset differ by its segment's). */
+static uint64_t
+text_vmo(const struct mfile *m)
+{
+	pcln_elf_section sec;
+	pcln_err err;
+
+	if (pcln_elf_find_section(m->buf, m->len, ".text", &sec, &err) <= 0)
+		return 0;
+	return sec.addr - sec.offset;
+}
+
+/* The table for the ELF file PATH (mapped in M): its .pcln section or an
+ * import.  Fills the object entry E.  0 or -1. */
+static int
+table_of(struct perf_tables *pt, struct perf_table_ent *e, const char *path,
+    struct mfile *m)
+{
+	pcln_elf_section sec;
+	pcln_err err;
+
+	e->vmo = text_vmo(m);
+	memset(&err, 0, sizeof err);
+	if (pcln_elf_find_pcln(m->buf, m->len, &sec, &err) == 1 &&
+	    sec.data != NULL) {
+		e->map = m->buf;
+		e->maplen = m->len;
+		e->blob = sec.data;
+		e->len = (size_t)sec.size;
+		e->source = "pcln";
+		pt->nsection++;
+		return 0;
+	}
+#ifdef HAVE_LIBDW
+	{
+		pcln_builder *b = NULL;
+		uint8_t *blob = NULL;
+		size_t len = 0;
+		unsigned fl = pt->no_inline ? PCLN_DWARF_NO_INLINE : 0;
+
+		if (pcln_dwarf_import(path, fl, &b, NULL, &err) == 0 &&
+		    pcln_builder_write(b, 0, &blob, &len, &err) == 0) {
+			pcln_builder_free(b);
+			unmap_file(m);
+			e->heap = blob;
+			e->blob = blob;
+			e->len = len;
+			e->source = "imported";
+			pt->nimported++;
+			return 0;
+		}
+		pcln_builder_free(b);
+		snprintf(e->why, sizeof e->why, "import failed: %s", err.msg);
+	}
+#else
+	(void)path;
+	snprintf(e->why, sizeof e->why, "no .pcln section (and pclndump was "
+	    "built without libdw: no import)");
+#endif
+	unmap_file(m);
+	return -1;
+}
+
+int
+dump_perf_table(void *arg, const pcln_perf_object *obj,
+    const uint8_t **blob, size_t *len, uint64_t *vmo)
+{
+	struct perf_tables *pt = arg;
+	struct perf_table_ent *e;
+	struct mfile m;
+	char path[4096], idhex[2 * PCLN_PERF_BUILDID_MAX + 1];
+	const char *home = getenv("HOME");
+	size_t i;
+	int found = 0;
+
+	if (pt->nents == pt->cap) {
+		size_t cap = pt->cap ? 2 * pt->cap : 16;
+		struct perf_table_ent **v = realloc(pt->ents,
+		    cap * sizeof *v);
+
+		if (v == NULL)
+			return -1;
+		pt->ents = v;
+		pt->cap = cap;
+	}
+	/* Entries are handed out by pointer (the blob): one allocation
+	 * each, never moved. */
+	if ((e = calloc(1, sizeof *e)) == NULL)
+		return -1;
+	pt->ents[pt->nents++] = e;
+	snprintf(e->path, sizeof e->path, "%s", obj->path);
+	e->build_id_len = obj->build_id_len;
+	if (obj->build_id_len > 0)
+		memcpy(e->build_id, obj->build_id, obj->build_id_len);
+	if (map_file(obj->path, &m) == 0) {
+		if (!pcln_elf_is_elf(m.buf, m.len)) {
+			snprintf(e->why, sizeof e->why, "not an ELF file");
+			unmap_file(&m);
+		} else if (!id_matches(&m, obj->build_id, obj->build_id_len)) {
+			snprintf(e->why, sizeof e->why, "the file's build-id "
+			    "is not the profile's");
+			unmap_file(&m);
+			pt->nmismatch++;
+		} else {
+			found = 1;
+			snprintf(e->file, sizeof e->file, "%s", obj->path);
+		}
+	} else
+		snprintf(e->why, sizeof e->why, "cannot open the file: %s",
+		    strerror(errno));
+	if (!found && obj->build_id_len > 0) {
+		hex(obj->build_id, obj->build_id_len, idhex);
+		for (i = 0; !found && i <= pt->ndirs; i++) {
+			if (i < pt->ndirs)
+				snprintf(path, sizeof path, "%s/.build-id/%.2s/"
+				    "%s/elf", pt->dirs[i], idhex, idhex + 2);
+			else if (home != NULL)
+				snprintf(path, sizeof path, "%s/.debug/"
+				    ".build-id/%.2s/%s/elf", home, idhex,
+				    idhex + 2);
+			else
+				break;
+			if (map_file(path, &m) < 0)
+				continue;
+			if (pcln_elf_is_elf(m.buf, m.len) &&
+			    id_matches(&m, obj->build_id, obj->build_id_len)) {
+				found = 1;
+				snprintf(e->file, sizeof e->file, "%s", path);
+				pt->nbyid++;
+			} else
+				unmap_file(&m);
+		}
+	}
+	if (!found)
+		return -1;
+	if (table_of(pt, e, e->file, &m) < 0)
+		return -1;
+	e->has_table = 1;
+	*blob = e->blob;
+	*len = e->len;
+	*vmo = e->vmo;
+	return 0;
+}
+
+void
+dump_perf_tables_free(struct perf_tables *pt)
+{
+	size_t i;
+
+	for (i = 0; i < pt->nents; i++) {
+		struct perf_table_ent *e = pt->ents[i];
+
+		if (e->map != NULL)
+			munmap(e->map, e->maplen);
+		free(e->heap);
+		free(e);
+	}
+	free(pt->ents);
+	pt->ents = NULL;
+	pt->nents = pt->cap = 0;
+}
