@@ -641,9 +641,10 @@ report(struct perf_cmd *c, int full)
 	fprintf(o, "\n  (\"memory read failed\": the walk reached the end of "
 	    "the stack copy, %" PRIu64 " samples)\n", s->truncated_stack);
 	fprintf(o, "  objects: %zu, %zu with a table (%zu .pcln sections, "
-	    "%zu imported, %zu found by build-id, %zu build-id "
-	    "mismatches)\n", nobj, ntab, c->tables.nsection,
-	    c->tables.nimported, c->tables.nbyid, c->tables.nmismatch);
+	    "%zu made, %zu from the cache, %zu found by build-id, %zu "
+	    "build-id mismatches)\n", nobj, ntab, c->tables.nsection,
+	    c->tables.nimported, c->tables.ncached, c->tables.nbyid,
+	    c->tables.nmismatch);
 	for (i = 0; i < c->tables.nents; i++)
 		report_obj(o, c->tables.ents[i]);
 	fprintf(o, "  records: %" PRIu64 " MMAP/MMAP2, %" PRIu64 " COMM, %"
@@ -703,6 +704,9 @@ dump_perf(int argc, char **argv)
 		{ "perf-map-dir", required_argument, NULL, OPT_MAPDIR },
 		{ "buildid-dir", required_argument, NULL, OPT_BIDDIR },
 		{ "help", no_argument, NULL, 'h' },
+#ifdef DUMP_FIND_CASES
+		DUMP_FIND_LONGOPTS,
+#endif
 		{ NULL, 0, NULL, 0 }
 	};
 	struct perf_cmd *c = calloc(1, sizeof *c);
@@ -761,6 +765,12 @@ dump_perf(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			goto out;
+#ifdef DUMP_FIND_CASES
+		DUMP_FIND_CASES:
+			if ((rc = dump_find_option(opt, optarg)) != 0)
+				goto out;
+			break;
+#endif
 		default:
 			fprintf(stderr, "Try 'pclndump perf --help'.\n");
 			rc = DUMP_EXIT_USAGE;

@@ -29,6 +29,7 @@ struct perf_table_ent {
 	void *map;			/* to unmap */
 	size_t maplen;
 	uint8_t *heap;			/* to free */
+	void *cached;			/* a pcln_cached, to release */
 	uint64_t frames;		/* user frames seen in the object */
 };
 
@@ -38,7 +39,9 @@ struct perf_tables {
 	const char *const *dirs;	/* --buildid-dir, searched first */
 	size_t ndirs;
 	int no_inline;
-	size_t nsection, nimported, nbyid, nmismatch;
+	size_t nsection, nimported, ncached, nbyid, nmismatch;
+	void *cache;			/* a pcln_cache (lib/find) */
+	int cache_tried;
 };
 
 /* pcln_perf_table_fn; ARG is a struct perf_tables. */

@@ -29,6 +29,12 @@
 #ifdef HAVE_LIBDW
 #include "pcln_dwarf.h"
 #endif
+/* The debug-information search and table cache (lib/find, issue 15):
+ * used where pclndump has it (its options are dump.h's DUMP_FIND_*). */
+#if defined(HAVE_LIBDW) && defined(DUMP_FIND_CASES)
+#define PERF_USE_FIND 1
+#include "pcln_find.h"
+#endif
 
 /* An ELF file read whole (mmap'ed). */
 struct mfile {
@@ -142,6 +148,56 @@ text_vmo(const struct mfile *m)
 	return sec.addr - sec.offset;
 }
 
+#ifdef PERF_USE_FIND
+/* The table from lib/find: for the file PATH (its debug information
+ * found as gdb finds it, the table cached by build-id), or, PATH NULL,
+ * for the build-id alone.  0 or -1 (E->why set). */
+static int
+find_table(struct perf_tables *pt, struct perf_table_ent *e,
+    const char *path)
+{
+	pcln_find_opts fo;
+	pcln_cache_opts co;
+	pcln_cached *ce;
+	pcln_err err;
+	int rc;
+
+	memset(&fo, 0, sizeof fo);
+	memset(&co, 0, sizeof co);
+	memset(&err, 0, sizeof err);
+	fo.debug_dirs = dump_find_opts.ndirs > 0 ? dump_find_opts.dirs : NULL;
+	if (!pt->cache_tried) {
+		pt->cache_tried = 1;
+		co.dir = dump_find_opts.cache;
+		co.limit = dump_find_opts.limit;
+		if (!dump_find_opts.no_cache &&
+		    (pt->cache = pcln_cache_open(&co, &err)) == NULL)
+			fprintf(stderr, "%s: perf: warning: %s (tables are "
+			    "made, not cached)\n", dump_prog, err.msg);
+	}
+	if ((ce = calloc(1, sizeof *ce)) == NULL)
+		return -1;
+	rc = path != NULL ? pcln_table_for_file(pt->cache, path, &fo, 0, ce,
+	    &err) : pcln_table_for_build_id(pt->cache, e->build_id,
+	    e->build_id_len, &fo, 0, ce, &err);
+	if (rc < 0) {
+		free(ce);
+		snprintf(e->why, sizeof e->why, "no table: %s", err.msg);
+		return -1;
+	}
+	e->cached = ce;
+	e->blob = ce->blob;
+	e->len = ce->len;
+	e->source = ce->hit ? (ce->nodwarf ? "cached, without DWARF" :
+	    "cached") : (ce->nodwarf ? "made, without DWARF" : "made");
+	if (ce->hit)
+		pt->ncached++;
+	else
+		pt->nimported++;
+	return 0;
+}
+#endif
+
 /* The table for the ELF file PATH (mapped in M): its .pcln section or an
  * import.  Fills the object entry E.  0 or -1. */
 static int
@@ -163,7 +219,10 @@ table_of(struct perf_tables *pt, struct perf_table_ent *e, const char *path,
 		pt->nsection++;
 		return 0;
 	}
-#ifdef HAVE_LIBDW
+#if defined(PERF_USE_FIND)
+	unmap_file(m);
+	return find_table(pt, e, path);
+#elif defined(HAVE_LIBDW)
 	{
 		pcln_builder *b = NULL;
 		uint8_t *blob = NULL;
@@ -263,6 +322,18 @@ dump_perf_table(void *arg, const pcln_perf_object *obj,
 				unmap_file(&m);
 		}
 	}
+#ifdef PERF_USE_FIND
+	/* Not found as a file: the cache or the debug directories by
+	 * build-id. */
+	if (!found && obj->build_id_len > 0 && find_table(pt, e, NULL) == 0) {
+		e->has_table = 1;
+		pt->nbyid++;
+		*blob = e->blob;
+		*len = e->len;
+		*vmo = 0;
+		return 0;
+	}
+#endif
 	if (!found)
 		return -1;
 	if (table_of(pt, e, e->file, &m) < 0)
@@ -285,9 +356,19 @@ dump_perf_tables_free(struct perf_tables *pt)
 		if (e->map != NULL)
 			munmap(e->map, e->maplen);
 		free(e->heap);
+#ifdef PERF_USE_FIND
+		if (e->cached != NULL) {
+			pcln_cached_release(e->cached);
+			free(e->cached);
+		}
+#endif
 		free(e);
 	}
 	free(pt->ents);
+#ifdef PERF_USE_FIND
+	pcln_cache_close(pt->cache);
+	pt->cache = NULL;
+#endif
 	pt->ents = NULL;
 	pt->nents = pt->cap = 0;
 }

@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""compare.py PERF_SCRIPT_OUT PCLNDUMP_OUT [MIN_PERCENT]
+
+Compare, sample by sample, the stacks of `perf script` and of `pclndump
+perf` (both in perf script's text form), as tests/perf-record.sh does.
+
+Samples are matched by thread and time.  A stack is its list of function
+names, innermost first, inlined frames included.  Both sides are
+normalized the same way:
+  - "+0x..." offsets and the "(object)" / "(inlined)" columns go;
+  - gcc's clone suffixes go (f.constprop.0, f.isra.0, f.part.0, f.cold,
+    f.lto_priv.0: the same function as DWARF names it);
+  - "[unknown]" frames at the outer end of a stack go (perf prints the
+    garbage a walk ends in as [unknown] frames);
+  - versioned symbol names lose their "@..." part.
+Prints the share of samples whose stacks are equal and every other
+sample's difference by kind; exits 1 if the share is below MIN_PERCENT
+(default 99).
+"""
+import re
+import sys
+from collections import Counter
+
+HEAD = re.compile(r'^(\S.*?)\s+(\d+)\s+(\d+\.\d+):')
+FRAME = re.compile(r'^\s+([0-9a-f]+)\s+(.*?)\s*\(([^()]*)\)\s*$')
+CLONE = re.compile(r'(\.(constprop|isra|part|cold|lto_priv|localalias)(\.\d+)?)+$')
+
+
+def norm(name):
+    name = re.sub(r'\+0x[0-9a-f]+$', '', name)
+    name = name.split('@')[0] if not name.startswith('@') else name
+    return CLONE.sub('', name)
+
+
+def parse(path):
+    samples = {}
+    cur = None
+    with open(path, errors='replace') as f:
+        for line in f:
+            line = line.rstrip('\n')
+            if not line.strip():
+                cur = None
+                continue
+            m = HEAD.match(line)
+            if m and not line.startswith('\t'):
+                cur = (m.group(2), m.group(3))
+                samples[cur] = []
+                continue
+            if cur is None:
+                continue
+            m = FRAME.match(line)
+            if not m:
+                continue
+            name, where = m.group(2), m.group(3)
+            samples[cur].append((norm(name), where))
+    for k, st in samples.items():
+        while st and st[-1][0] == '[unknown]':
+            st.pop()
+    return samples
+
+
+def kind(a, b):
+    """What differs between perf's stack A and ours B."""
+    n = min(len(a), len(b))
+    for i in range(n):
+        if a[i][0] != b[i][0]:
+            wa, wb = a[i][1], b[i][1]
+            if a[i][0] == '[unknown]':
+                return 'perf unknown, pcln names it (%s)' % wb
+            if b[i][0] == '[unknown]':
+                return 'pcln unknown, perf names it (%s)' % wa
+            if wa == 'inlined' or wb == 'inlined':
+                return 'inlined frames differ'
+            return 'name differs (%s)' % (wa if wa != 'inlined' else wb)
+    if len(a) > len(b):
+        return 'pcln stack shorter (stops before %s in %s)' % (a[n][0], a[n][1])
+    return 'pcln stack longer (%s in %s beyond)' % (b[n][0], b[n][1])
+
+
+def main():
+    ref = parse(sys.argv[1])
+    ours = parse(sys.argv[2])
+    minpct = float(sys.argv[3]) if len(sys.argv) > 3 else 99.0
+    equal = 0
+    kinds = Counter()
+    examples = {}
+    missing = 0
+    for key, a in ref.items():
+        b = ours.get(key)
+        if b is None:
+            missing += 1
+            kinds['sample missing in pcln'] += 1
+            continue
+        if [x[0] for x in a] == [x[0] for x in b]:
+            equal += 1
+            continue
+        k = kind(a, b)
+        kinds[k] += 1
+        if k not in examples:
+            examples[k] = (key, a, b)
+    extra = len(set(ours) - set(ref))
+    total = len(ref)
+    pct = 100.0 * equal / total if total else 0.0
+    print('samples: perf %d, pcln %d (%d only in pcln); equal stacks: '
+          '%d (%.2f%%)' % (total, len(ours), extra, equal, pct))
+    for k, n in kinds.most_common():
+        print('  %6d  %s' % (n, k))
+        key, a, b = examples.get(k, (None, [], []))
+        if key:
+            print('          e.g. tid %s time %s' % key)
+            print('          perf: %s' % ';'.join(x[0] for x in a))
+            print('          pcln: %s' % ';'.join(x[0] for x in b))
+    if total == 0 or pct < minpct:
+        print('FAIL: %.2f%% of samples equal, expected at least %.1f%%'
+              % (pct, minpct))
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
