@@ -341,7 +341,9 @@ typedef int (*pclnrt_readfn)(void *arg, uint64_t addr, uint8_t *buf,
  * PCLNRT_CONV_STACK only): where a function's CFA is the frame pointer
  * plus an offset (pclnld --elf: a frame pointer after alloca, a realigned
  * stack) the walk uses the frame pointer, which it tracks from FP (the
- * first frame's value) through the frames that save it. */
+ * first frame's value) through the frames that save it.  A saved frame
+ * pointer that cannot be read leaves it unknown; the walk stops
+ * (PCLNRT_STOP_READ) only at a frame whose CFA needs it. */
 #define PCLNRT_TB_FP		0x2
 
 /* Why a traceback stopped: X(code, name). */

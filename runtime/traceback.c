@@ -58,7 +58,7 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	uint64_t pc = 0, sp = 0, fp = 0, look, link, d, ret, csp, mask;
 	pclnrt_frame *fr;
 	size_t n = 0;
-	int stop, retaddr, leaf, usefp;
+	int stop, retaddr, leaf, usefp, fpok = 1;
 	int32_t cfarule, fpsave;
 
 	if (w == NULL || w->modules == NULL || (frames == NULL && max > 0) ||
@@ -129,7 +129,8 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		if (w->conv == PCLNRT_CONV_STACK && cfarule != 0) {
 			/* CFA = fp + rule; the return address just below. */
 			uint64_t cfa = (fp + (uint64_t)(int64_t)cfarule) & mask;
-			if (readword(w, (cfa - w->ptrsize) & mask, &ret) != 0) {
+			if (!fpok || readword(w, (cfa - w->ptrsize) & mask,
+			    &ret) != 0) {
 				stop = PCLNRT_STOP_READ;
 				break;
 			}
@@ -164,12 +165,16 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 			goto out;
 		}
 		/* The caller's frame pointer: restored from where this
-		 * frame saved it, else unchanged. */
+		 * frame saved it, else unchanged.  A save slot that cannot
+		 * be read (below the sp in an epilogue, where the CFI still
+		 * names the slot just popped; outside a profiler's stack
+		 * copy) leaves the frame pointer unknown: only a frame
+		 * whose CFA needs it stops the walk. */
 		if (fpsave != 0 && readword(w, (csp -
-		    (uint64_t)(int64_t)fpsave) & mask, &fp) != 0) {
-			stop = PCLNRT_STOP_READ;
-			break;
-		}
+		    (uint64_t)(int64_t)fpsave) & mask, &fp) != 0)
+			fpok = 0;
+		else if (fpsave != 0)
+			fpok = 1;
 		pc = ret & mask;
 		sp = csp;
 		retaddr = 1;

@@ -43,7 +43,7 @@ struct stats {
 	uint64_t records, samples, kernel_only, user_unwound, user_fp;
 	uint64_t user_ip_only, noregs, nostack, nothread, idle;
 	uint64_t stops[PCLNRT_NSTOP + 3];
-	uint64_t frames_where[5];	/* enum pcln_perf_where */
+	uint64_t frames_where[6];	/* enum pcln_perf_where */
 	uint64_t frames_kernel, frames_kernel_unknown, frames_jit;
 	uint64_t frames_inline, frames_total;
 	uint64_t lost, lost_samples, lost_records, bad, unknown_type;
@@ -367,6 +367,11 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 		    FK_USER, file, line, fr->lookup, off, fr->object);
 		return;
 	}
+	if (fr->where == PCLN_PERF_IN_STUB) {
+		push(c, fr->name, FK_USER, NULL, 0, fr->lookup, 0,
+		    fr->object);
+		return;
+	}
 	if (fr->where != PCLN_PERF_IN_TABLE) {
 		const pcln_perf_syms *m = perf_map(c, pid);
 		uint64_t start;
@@ -621,12 +626,13 @@ report(struct perf_cmd *c, int full)
 	    " inlined, %" PRIu64 " kernel (%" PRIu64 " unnamed), %" PRIu64
 	    " JIT, %" PRIu64 " in objects without a table, %" PRIu64
 	    " outside functions, %" PRIu64 " anonymous, %" PRIu64
-	    " unmapped)\n", s->frames_total,
+	    " unmapped, %" PRIu64 " PLT entries)\n", s->frames_total,
 	    s->frames_where[PCLN_PERF_IN_TABLE], s->frames_inline,
 	    s->frames_kernel, s->frames_kernel_unknown, s->frames_jit,
 	    notable, s->frames_where[PCLN_PERF_IN_NOFUNC],
 	    s->frames_where[PCLN_PERF_IN_ANON],
-	    s->frames_where[PCLN_PERF_IN_UNMAPPED]);
+	    s->frames_where[PCLN_PERF_IN_UNMAPPED],
+	    s->frames_where[PCLN_PERF_IN_STUB]);
 	fprintf(o, "  user walks ended:");
 	for (i = 0; i < PCLNRT_NSTOP + 3; i++) {
 		static const char *const extra[] = { "no user registers",

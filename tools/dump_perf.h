@@ -30,6 +30,7 @@ struct perf_table_ent {
 	size_t maplen;
 	uint8_t *heap;			/* to free */
 	void *cached;			/* a pcln_cached, to release */
+	pcln_perf_syms *stubs;		/* its PLT entries, or NULL */
 	uint64_t frames;		/* user frames seen in the object */
 };
 
@@ -46,7 +47,7 @@ struct perf_tables {
 
 /* pcln_perf_table_fn; ARG is a struct perf_tables. */
 int dump_perf_table(void *arg, const pcln_perf_object *obj,
-    const uint8_t **blob, size_t *len, uint64_t *vmo);
+    pcln_perf_table *t);
 void dump_perf_tables_free(struct perf_tables *pt);
 
 /* --- stacks (dump_flame.c) ------------------------------------------- */

@@ -304,15 +304,27 @@ typedef struct pcln_perf_object {
 	size_t build_id_len;
 } pcln_perf_object;
 
-/* A table for an object, from the caller: BLOB[0..LEN) (the caller keeps
- * it alive until pcln_perf_space_free) and the link-time address its
- * first loadable segment's file offset 0 corresponds to, i.e.
- * VADDR_MINUS_OFFSET = p_vaddr - p_offset of the executable PT_LOAD (0
- * for most objects; the load bias of a mapping at ADDR of file offset
- * PGOFF is ADDR - PGOFF - VADDR_MINUS_OFFSET).  Return 0, or -1: the
- * object has no table (its frames are counted as such). */
+/* What the caller gives for an object: its table BLOB[0..LEN) (kept alive
+ * by the caller until pcln_perf_space_free), the link-time address its
+ * file offset 0 corresponds to, VADDR_MINUS_OFFSET = p_vaddr - p_offset
+ * of the executable PT_LOAD (0 for most objects: the load bias of a
+ * mapping at ADDR of file offset PGOFF is ADDR - PGOFF -
+ * VADDR_MINUS_OFFSET), and optionally STUBS: the object's PLT entries at
+ * link-time addresses, named "f@plt" (a symbol table in the form of a
+ * perf map, pcln_perf_syms_map; the caller keeps it alive).  A pc in a
+ * stub is named from it, and a walk that starts in one takes the return
+ * address from the top of the stack (a stub pushes nothing: it jumps). */
+typedef struct pcln_perf_table {
+	const uint8_t *blob;		/* NULL: no table */
+	size_t len;
+	uint64_t vaddr_minus_offset;
+	const pcln_perf_syms *stubs;	/* NULL: none */
+} pcln_perf_table;
+
+/* Fill *T for OBJ (zeroed on entry).  Return 0, or -1: nothing for the
+ * object (its frames are counted as such). */
 typedef int (*pcln_perf_table_fn)(void *arg, const pcln_perf_object *obj,
-    const uint8_t **blob, size_t *len, uint64_t *vaddr_minus_offset);
+    pcln_perf_table *t);
 
 typedef struct pcln_perf_space pcln_perf_space;
 
@@ -336,7 +348,8 @@ enum pcln_perf_where {
 	PCLN_PERF_IN_NOTABLE,	/* an object without a table */
 	PCLN_PERF_IN_ANON,	/* an anonymous or special mapping ([vdso],
 				 * JIT code: see the perf map) */
-	PCLN_PERF_IN_UNMAPPED	/* no mapping holds the pc */
+	PCLN_PERF_IN_UNMAPPED,	/* no mapping holds the pc */
+	PCLN_PERF_IN_STUB	/* a PLT entry (NAME) */
 };
 
 /* One user frame of a walk. */
@@ -348,6 +361,7 @@ typedef struct pcln_perf_frame {
 	const char *object;		/* the mapping's path, or NULL */
 	uint64_t objoff;		/* pc - mapping start + pgoff */
 	pclnrt_func func;		/* IN_TABLE: the function */
+	const char *name;		/* IN_STUB: its name */
 	uint64_t bias;			/* IN_TABLE: its module's bias */
 } pcln_perf_frame;
 

@@ -32,6 +32,7 @@ struct object {
 	const uint8_t *blob;
 	size_t len;
 	uint64_t vmo;			/* p_vaddr - p_offset */
+	const pcln_perf_syms *stubs;	/* PLT entries, or NULL */
 	pclnrt_table table;		/* for resolving outside a walk */
 	struct object *hnext;
 };
@@ -241,11 +242,21 @@ get_object(pcln_perf_space *s, const pcln_perf *p, const char *path,
 	q.path = o->path;
 	q.build_id = idlen > 0 ? o->id : NULL;
 	q.build_id_len = idlen;
-	if (!special && s->table != NULL && s->table(s->arg, &q, &o->blob, &o->len,
-	    &o->vmo) == 0 && pclnrt_init(&o->table, o->blob, o->len) ==
-	    PCLNRT_EINIT_OK) {
-		o->has_table = 1;
-		s->nwithtable++;
+	if (!special && s->table != NULL) {
+		pcln_perf_table t;
+
+		memset(&t, 0, sizeof t);
+		if (s->table(s->arg, &q, &t) == 0) {
+			o->vmo = t.vaddr_minus_offset;
+			o->stubs = t.stubs;
+			if (t.blob != NULL && pclnrt_init(&o->table, t.blob,
+			    t.len) == PCLNRT_EINIT_OK) {
+				o->blob = t.blob;
+				o->len = t.len;
+				o->has_table = 1;
+				s->nwithtable++;
+			}
+		}
 	}
 	if (!special)
 		s->nobjects++;
@@ -480,6 +491,12 @@ classify(pcln_perf_space *s, struct proc *pr, uint64_t pc, uint64_t look,
 		fr->where = PCLN_PERF_IN_ANON;
 		return;
 	}
+	if (m->obj->stubs != NULL && (fr->name = pcln_perf_syms_find(
+	    m->obj->stubs, look - (m->start - m->pgoff - m->obj->vmo), NULL,
+	    NULL)) != NULL) {
+		fr->where = PCLN_PERF_IN_STUB;
+		return;
+	}
 	if (!m->obj->has_table) {
 		fr->where = PCLN_PERF_IN_NOTABLE;
 		return;
@@ -534,18 +551,57 @@ read_stack(void *arg, uint64_t addr, uint8_t *buf, size_t len)
 
 #define WALK_MAX	256
 
+/* The runtime's walk from PC, SP, FP (FLAGS: PCLNRT_TB_*), appended to
+ * FRAMES[*OUT..MAX); the stop in *SI. */
+static void
+walk(pcln_perf_space *s, struct proc *pr, struct stackmem *mem,
+    uint64_t pc, uint64_t sp, uint64_t fp, unsigned flags,
+    pcln_perf_frame *frames, size_t *out, size_t max, pclnrt_stopinfo *si)
+{
+	pclnrt_frame tb[WALK_MAX];
+	pclnrt_walk w;
+	size_t n, i, room = max - *out;
+
+	memset(&w, 0, sizeof w);
+	w.modules = &pr->reg;
+	w.ptrsize = 8;
+	w.conv = PCLNRT_CONV_STACK;
+	w.flags = PCLNRT_TB_FP | flags;
+	w.read = read_stack;
+	w.read_arg = mem;
+	w.pc = pc;
+	w.sp = sp;
+	w.fp = fp;
+	w.cache = &s->cache;
+	n = pclnrt_traceback(&w, tb, room < WALK_MAX ? room : WALK_MAX, si);
+	for (i = 0; i < n; i++) {
+		pcln_perf_frame *fr = &frames[(*out)++];
+		const struct mapping *m;
+		int ret = i > 0 || (flags & PCLNRT_TB_FIRST_RETADDR);
+
+		memset(fr, 0, sizeof *fr);
+		fr->pc = tb[i].pc;
+		fr->lookup = ret ? tb[i].pc - 1 : tb[i].pc;
+		fr->where = PCLN_PERF_IN_TABLE;
+		fr->func = tb[i].func;
+		fr->bias = tb[i].module->bias;
+		fr->object = tb[i].module->name;
+		if ((m = find_mapping(pr, fr->lookup)) != NULL)
+			fr->objoff = fr->lookup - m->start + m->pgoff;
+	}
+}
+
 size_t
 pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
     const pcln_perf_event *ev, pcln_perf_frame *frames, size_t max,
     int *stop)
 {
-	pclnrt_frame tb[WALK_MAX];
 	pclnrt_stopinfo si;
-	pclnrt_walk w;
 	struct stackmem mem;
 	struct proc *pr;
-	uint64_t ip, sp, bp;
-	size_t n, i, out = 0;
+	uint64_t ip, sp, bp, ret;
+	size_t out = 0;
+	uint8_t word[8];
 
 	*stop = PCLN_PERF_STOP_NOTHREAD;
 	if (max == 0 || (pr = find_proc(s, ev->pid)) == NULL)
@@ -557,44 +613,32 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	}
 	if (pcln_perf_reg(p, ev, PCLN_PERF_REG_X86_BP, &bp) < 0)
 		bp = 0;
-	if (pr->dirty && rebuild(pr) < 0) {
-		*stop = PCLN_PERF_STOP_NOTHREAD;
+	if (pr->dirty && rebuild(pr) < 0)
 		return 0;
-	}
 	mem.sp = sp;
 	mem.data = ev->u.sample.stack;
 	mem.len = ev->u.sample.stack != NULL ? ev->u.sample.stack_dyn : 0;
-	memset(&w, 0, sizeof w);
-	w.modules = &pr->reg;
-	w.ptrsize = 8;
-	w.conv = PCLNRT_CONV_STACK;
-	w.flags = PCLNRT_TB_FP;
-	w.read = read_stack;
-	w.read_arg = &mem;
-	w.pc = ip;
-	w.sp = sp;
-	w.fp = bp;
-	w.cache = &s->cache;
-	n = pclnrt_traceback(&w, tb, max < WALK_MAX ? max : WALK_MAX, &si);
-	for (i = 0; i < n; i++) {
-		pcln_perf_frame *fr = &frames[out++];
-		const struct mapping *m;
-
-		memset(fr, 0, sizeof *fr);
-		fr->pc = tb[i].pc;
-		fr->lookup = i == 0 ? tb[i].pc : tb[i].pc - 1;
-		fr->where = PCLN_PERF_IN_TABLE;
-		fr->func = tb[i].func;
-		fr->bias = tb[i].module->bias;
-		fr->object = tb[i].module->name;
-		if ((m = find_mapping(pr, fr->lookup)) != NULL)
-			fr->objoff = fr->lookup - m->start + m->pgoff;
+	walk(s, pr, &mem, ip, sp, bp, 0, frames, &out, max, &si);
+	if (out == 0 && si.reason == PCLNRT_STOP_UNKNOWN_PC) {
+		classify(s, pr, ip, ip, &frames[0]);
+		out = 1;
+		/* A PLT entry jumps, pushing nothing: its caller's return
+		 * address is on the top of the stack. */
+		if (frames[0].where == PCLN_PERF_IN_STUB && out < max &&
+		    read_stack(&mem, sp, word, 8) == 0) {
+			ret = pclnrt_load64(word, 0);
+			walk(s, pr, &mem, ret, sp + 8, bp,
+			    PCLNRT_TB_FIRST_RETADDR, frames, &out, max, &si);
+		} else {
+			*stop = si.reason;
+			return out;
+		}
 	}
 	*stop = si.reason;
 	if (si.reason == PCLNRT_STOP_UNKNOWN_PC && out < max) {
-		/* Name the frame the walk could not enter. */
-		classify(s, pr, si.pc, n == 0 ? si.pc : si.pc - 1,
-		    &frames[out]);
+		/* Name the frame the walk could not enter (a return
+		 * address: looked up at pc - 1). */
+		classify(s, pr, si.pc, si.pc - 1, &frames[out]);
 		out++;
 	}
 	if (mem.len == 0 && si.reason == PCLNRT_STOP_READ)
