@@ -14,3 +14,4 @@ include $(srcdir)/tests/ckpt.mk
 # The preamble the CLI test scripts source.
 dist_check_DATA += tests/lib.sh
 include $(srcdir)/tests/demangle.mk
+include $(srcdir)/tests/perf.mk

@@ -178,6 +178,11 @@ plt_stubs(const struct mfile *m)
 		uint64_t sym = info64 >> 32, nameoff;
 		const char *name;
 
+		if ((info64 & 0xffffffffu) == 37) {
+			/* R_X86_64_IRELATIVE: no symbol; perf says "@plt" */
+			fprintf(f, "%" PRIx64 " 10 @plt\n", base + 16 * i);
+			continue;
+		}
 		if ((info64 & 0xffffffffu) != 7 || sym >= dynsym.size / 24)
 			continue;	/* not a JUMP_SLOT */
 		nameoff = pclnrt_load32(dynsym.data + 24 * sym, 0);

@@ -1,0 +1,174 @@
+#!/bin/sh
+# tests/perf-record.sh -- pclndump perf against perf script on profiles
+# recorded here, of real programs built here.
+#
+# Programs (tests/perf/): a C program spending its time in a shared
+# library (libperfwork.so, with a callback from libc's qsort) and in its
+# own code, and a C++ program (std::sort, std::map, a virtual call),
+# both gcc -O2 -g without frame pointers.  Each is recorded with
+# `perf record --call-graph dwarf` (user registers and stack copies),
+# and the C program once more, built with frame pointers, with
+# `perf record -g`.  For every profile the stacks pclndump perf unwinds
+# and names must equal perf script's for at least 99% of samples
+# (tests/perf/compare.py: per frame, inlined frames included, both
+# sides normalized the same way; the rest is listed by kind).  Then:
+# folded stacks add up to the samples, the SVG flame graph is
+# well-formed XML holding the frames of the profile, and a profile whose
+# program is gone is read with its tables found by build-id in perf's
+# build-id cache.
+#
+# Skips (77) where perf is missing or the kernel refuses perf_event_open
+# (perf_event_paranoid, a container without the syscall), saying which.
+. "${top_srcdir:-.}/tests/lib.sh"
+# Not "perf-...": perf takes any file under /tmp/perf-* for a JIT map.
+test_workdir pcln-perfrec
+use_real_tools
+
+command -v perf >/dev/null 2>&1 || {
+	echo "SKIP: perf is not installed (Debian: linux-perf)"; exit 77; }
+command -v python3 >/dev/null 2>&1 || {
+	echo "SKIP: python3 is not installed"; exit 77; }
+# perf record writes its build-id cache under $HOME/.debug: keep it here.
+HOME=$work
+export HOME
+XDG_CACHE_HOME=$work/cache
+export XDG_CACHE_HOME
+if ! perf record -q -e cpu-clock -o probe.data true >probe.log 2>&1; then
+	echo "SKIP: the kernel refuses perf_event_open here: $(head -n 3 \
+	    probe.log | tr '\n' ' ')(perf_event_paranoid is" \
+	    "$(cat /proc/sys/kernel/perf_event_paranoid 2>/dev/null))"
+	exit 77
+fi
+
+src=$top_srcdir/tests/perf
+cmp=$src/compare.py
+CFLAGS="-O2 -g -fomit-frame-pointer"
+
+# The programs.
+${CC} $CFLAGS -fPIC -shared -o libperfwork.so "$src/work.c" || exit 99
+${CC} $CFLAGS -o cprog "$src/prog.c" -L. -lperfwork -Wl,-rpath,"$work" ||
+	exit 99
+${CXX:-g++} $CFLAGS -o ccprog "$src/prog.cc" || exit 99
+mkdir -p fp
+${CC} -O2 -g -fno-omit-frame-pointer -fPIC -shared -o fp/libperfwork.so \
+	"$src/work.c" || exit 99
+${CC} -O2 -g -fno-omit-frame-pointer -o fp/cprog "$src/prog.c" -Lfp \
+	-lperfwork -Wl,-rpath,"$work/fp" || exit 99
+
+record() {	# OUT ARGS...: perf record OUT, or fail
+	out=$1; shift
+	if ! perf record -q -e cpu-clock -F 2000 -o "$out" "$@" \
+	    >"$out.log" 2>&1; then
+		fail "perf record $*: $(tail -n 3 "$out.log")"
+		return 1
+	fi
+}
+
+# compare NAME PROFILE MIN% [perf script options]: the stacks of both
+# tools (pclndump perf with $popts).
+popts=
+compare() {
+	name=$1 data=$2 min=$3; shift 3
+	ncase=$((ncase + 1))
+	perf script "$@" -i "$data" >"$name.perf" 2>"$name.perf.err" || {
+		fail "$name: perf script failed: $(tail -n 2 "$name.perf.err")"
+		return; }
+	"$D" perf -i "$data" --stats $popts >"$name.pcln" 2>"$name.stats" || {
+		fail "$name: pclndump perf exited $?: $(tail -n 3 \
+		    "$name.stats")"; return; }
+	python3 "$cmp" "$name.perf" "$name.pcln" "$min" >"$name.cmp" ||
+		fail "$name: stacks differ from perf script's"
+	echo "== $name"; cat "$name.cmp"; head -n 4 "$name.stats"
+}
+
+record c.data --call-graph dwarf ./cprog 600 >/dev/null &&
+	compare c-dwarf c.data 99
+record cc.data --call-graph dwarf ./ccprog 60 >/dev/null &&
+	compare cc-dwarf cc.data 99 --no-demangle
+# Frame-pointer call chains: perf script adds no inlined frames to them
+# and names a function's aliases by its own rule (__memmove_avx512_...
+# where addr2line and pcln say __memcpy_avx512_...: one function, two
+# names), so this comparison is without inlined frames and asks less.
+popts=--no-inline
+record fp.data -g ./fp/cprog 600 >/dev/null && compare c-fp fp.data 85
+popts=
+
+# Folded stacks: one line per distinct stack, the counts add up to the
+# samples; the hot frames are there.
+ncase=$((ncase + 1))
+if [ -f c.data ]; then
+	"$D" perf -i c.data --folded >c.folded 2>c.folded.err ||
+		fail "--folded exited $?: $(cat c.folded.err)"
+	nsamp=$(grep -c ' cpu-clock: $' c-dwarf.pcln)
+	sum=$(awk '{ s += $NF } END { print s + 0 }' c.folded)
+	[ "$sum" = "$nsamp" ] ||
+		fail "--folded: counts add up to $sum, expected $nsamp samples"
+	for f in 'cprog;.*main;step;mixed;work_hash' 'work_fib;work_fib' \
+	    'msort_with_tmp' 'cmp_u32'; do
+		grep -q "$f" c.folded || fail "--folded: no stack with $f"
+	done
+fi
+
+# The flame graph: well-formed XML, one frame per <g>, the root holding
+# every sample, the program's functions with file:line tooltips, and
+# its script.
+ncase=$((ncase + 1))
+if [ -f c.data ]; then
+	echo old >c.svg
+	"$D" perf -i c.data --svg c.svg --title "pcln test" 2>svg.err ||
+		fail "--svg exited $?: $(cat svg.err)"
+	python3 - c.svg "$nsamp" <<'EOF' || fail "--svg: bad flame graph"
+import sys, xml.etree.ElementTree as ET
+ns = {'s': 'http://www.w3.org/2000/svg'}
+root = ET.parse(sys.argv[1]).getroot()
+titles = [g.find('s:title', ns).text for g in root.iter('{%s}g' % ns['s'])]
+ok = True
+def need(cond, what):
+    global ok
+    if not cond:
+        print('svg:', what); ok = False
+need(root.tag == '{%s}svg' % ns['s'], 'root is not <svg>')
+need(any(t.startswith('all (%s samples, 100.00%%)' % sys.argv[2])
+         for t in titles), 'no root frame with all %s samples' % sys.argv[2])
+for name, where in (('work_hash', 'work.c:'), ('step', 'prog.c:'),
+                    ('mixed [inlined]', 'prog.c:'), ('main', 'prog.c:'),
+                    ('work_fib', 'work.c:'), ('cmp_u32', 'work.c:')):
+    need(any(t.startswith(name + ' (') and where in t for t in titles),
+         'no frame %s with %s in its tooltip' % (name, where))
+script = root.find('s:script', ns)
+need(script is not None and 'function zoom' in script.text and
+     'function search' in script.text, 'no zoom/search script')
+need(root.find(".//s:text[@id='title']", ns).text == 'pcln test', 'title')
+sys.exit(0 if ok else 1)
+EOF
+fi
+
+# A profile whose program and library are gone (as on another machine):
+# their tables come from perf's build-id cache (perf record filled
+# $HOME/.debug/.build-id).  And with the cache hidden too, their frames
+# are counted as frames in objects without a table, without a failure.
+ncase=$((ncase + 1))
+if [ -f c.data ] && [ -d "$HOME/.debug/.build-id" ]; then
+	mkdir -p gone && mv cprog libperfwork.so gone/
+	"$D" perf -i c.data --stats >moved.pcln 2>moved.stats ||
+		fail "moved objects: exited $?: $(tail -n 3 moved.stats)"
+	python3 "$cmp" c-dwarf.perf moved.pcln 99 >moved.cmp ||
+		fail "moved objects: stacks differ: $(head -n 3 moved.cmp)"
+	grep -q 'found by build-id' moved.stats &&
+	    ! grep -q ' 0 found by build-id' moved.stats ||
+		fail "moved objects: no table found by build-id: $(cat \
+		    moved.stats)"
+	mv "$HOME/.debug" debug.hidden
+	XDG_CACHE_HOME=$work/empty-cache DEBUGINFOD_URLS= \
+	"$D" perf -i c.data --stats >gone.pcln 2>gone.stats ||
+		fail "objects without tables: exited $?"
+	grep -q '[1-9][0-9]* in objects without a table' gone.stats ||
+		fail "objects without tables: not counted: $(cat gone.stats)"
+	grep -q 'cprog: no table' gone.stats ||
+		fail "objects without tables: cprog not reported"
+	mv debug.hidden "$HOME/.debug"
+	mv gone/cprog gone/libperfwork.so .
+fi
+
+echo "perf-record: $ncase cases, $fails failures"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,21 @@
+## tests/perf.mk -- pclndump perf and lib/perf (issue 18), included by
+## tests/local.mk.
+##
+## tests/perf-record.sh: profiles recorded here with perf record
+##   (--call-graph dwarf and -g) of real C and C++ programs
+##   (tests/perf/), pclndump perf's stacks against perf script's
+##   (tests/perf/compare.py), folded stacks, the SVG flame graph, tables
+##   found by build-id.
+## tests/perf-badinput.sh: damaged, truncated and foreign perf.data
+##   files, lost records: reported with their byte offsets, never a crash.
+## tests/perf/check_perf: the reader on synthetic files, kallsyms and perf
+##   map parsing, the space and the unwinder on a synthetic stack.
+
+dist_check_SCRIPTS += tests/perf-record.sh tests/perf-badinput.sh
+EXTRA_DIST += tests/perf/compare.py tests/perf/mkperf.py \
+	tests/perf/prog.c tests/perf/prog.cc tests/perf/work.c \
+	tests/perf/work.h
+TESTS += tests/perf-badinput.sh
+if HAVE_LIBDW
+TESTS += tests/perf-record.sh
+endif
