@@ -8,8 +8,6 @@
 ##   found by build-id.
 ## tests/perf-badinput.sh: damaged, truncated and foreign perf.data
 ##   files, lost records: reported with their byte offsets, never a crash.
-## tests/perf/check_perf: the reader on synthetic files, kallsyms and perf
-##   map parsing, the space and the unwinder on a synthetic stack.
 
 dist_check_SCRIPTS += tests/perf-record.sh tests/perf-badinput.sh
 EXTRA_DIST += tests/perf/compare.py tests/perf/mkperf.py \

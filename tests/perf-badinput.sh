@@ -1,0 +1,115 @@
+#!/bin/sh
+# tests/perf-badinput.sh -- pclndump perf on damaged, truncated and odd
+# perf.data files (made by tests/perf/mkperf.py, no perf needed): each is
+# read as far as it can be, what was lost is counted, a damaged file is
+# reported with the byte offset of the damage and exit status 1, and
+# nothing crashes.
+. "${top_srcdir:-.}/tests/lib.sh"
+test_workdir pcln-perfbad
+use_real_tools
+
+command -v python3 >/dev/null 2>&1 || {
+	echo "SKIP: python3 is not installed"; exit 77; }
+mk=$top_srcdir/tests/perf/mkperf.py
+
+# expect CASE STATUS PATTERN: pclndump perf on mkperf's CASE exits STATUS
+# and says PATTERN (an ERE, "@OFF@" standing for the damage's offset in
+# hex) on stderr.
+expect() {
+	case=$1 want=$2 pat=$3
+	ncase=$((ncase + 1))
+	off=$(python3 "$mk" "$case.data" "$case") || { fail "$case: mkperf"; \
+	    return; }
+	hex=$(printf '%x' "$off" 2>/dev/null)
+	pat=$(printf '%s' "$pat" | sed "s/@OFF@/0x$hex/g")
+	rc=0
+	"$D" perf -i "$case.data" >"$case.out" 2>"$case.err" || rc=$?
+	[ "$rc" -eq "$want" ] ||
+		fail "$case: exit $rc, expected $want: $(cat "$case.err")"
+	grep -Eq -- "$pat" "$case.err" ||
+		fail "$case: expected /$pat/ on stderr, got: $(cat "$case.err")"
+}
+
+# A sound file: the sample is printed (its kernel frame, its user frame
+# in an object that cannot be found), the lost events are reported.
+expect good 0 '5 events lost \(1 LOST records\), 2 samples lost'
+ncase=$((ncase + 1))
+grep -q '^prog  4242 ' good.out && grep -q '\[unknown\] (/nonexistent/prog)' \
+    good.out || fail "good: sample not printed: $(cat good.out)"
+"$D" perf -i good.data --header >good.hdr 2>&1 || fail "good: --header"
+for want in 'hostname: testhost' \
+    'build-id 0102030405060708090a0b0c0d0e0f1011121314 /nonexistent/prog' \
+    'attr 0: name ?, type 1, config 0, sample_type 0x3127'; do
+	grep -qF "$want" good.hdr || fail "good: --header lacks '$want'"
+done
+"$D" perf -i good.data --folded >good.folded 2>/dev/null &&
+    grep -q '^prog;\[unknown\];' good.folded ||
+	fail "good: --folded: $(cat good.folded)"
+
+# Framing damage ends the walk at the record, with its offset.
+expect zero-size 1 'record at offset @OFF@: size 0, expected at least 8'
+expect huge-size 1 'record at offset @OFF@: size 65528 runs past the data'
+# A record whose fields are damaged is skipped and counted.
+expect bad-chain 0 '1 damaged records skipped; the first: SAMPLE record at offset @OFF@ .*call chain of 1099511627776 entries does not fit'
+expect no-nul 0 'COMM record at offset @OFF@ .*command name without its NUL'
+# A file cut short is read up to the cut.
+expect data-past-eof 0 'ends past the file.s end .*truncated'
+ncase=$((ncase + 1))
+grep -q '^prog  4242 ' data-past-eof.out ||
+	fail "data-past-eof: the sample before the cut is not printed"
+# Headers that cannot be read.
+expect pipe 1 'offset 8: a pipe-mode stream'
+expect bad-attr-size 1 'offset 0x10: attr_size 12, expected'
+expect bad-sample-type 1 'sample_type 0x[0-9a-f]+ has fields this reader does not know'
+
+# Not a perf.data file; an empty one; a missing one.
+ncase=$((ncase + 1))
+printf 'PERFFILX' >magic.data
+rc=0; "$D" perf -i magic.data 2>magic.err || rc=$?
+[ "$rc" -eq 1 ] && grep -q 'offset 0: not a perf.data file' magic.err ||
+	fail "bad magic: exit $rc: $(cat magic.err)"
+: >empty.data
+rc=0; "$D" perf -i empty.data 2>empty.err || rc=$?
+[ "$rc" -eq 1 ] && grep -q 'empty file' empty.err ||
+	fail "empty: exit $rc: $(cat empty.err)"
+rc=0; "$D" perf -i missing.data 2>missing.err || rc=$?
+[ "$rc" -eq 3 ] && grep -q 'cannot open' missing.err ||
+	fail "missing: exit $rc: $(cat missing.err)"
+
+# Every truncation of the sound file, and every single-byte change of
+# its data section: never a crash (a signal gives a status above 128).
+ncase=$((ncase + 1))
+len=$(wc -c <good.data)
+i=0
+while [ "$i" -lt "$len" ]; do
+	head -c "$i" good.data >cut.data
+	rc=0; "$D" perf -i cut.data --no-kernel >/dev/null 2>cut.err || rc=$?
+	if [ "$rc" -ge 128 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; }; then
+		fail "cut at $i: exit $rc: $(cat cut.err)"
+		break
+	fi
+	i=$((i + 7))
+done
+python3 - good.data "$D" <<'EOF' || fail "flipped bytes: a crash"
+import subprocess, sys
+data = open(sys.argv[1], 'rb').read()
+for off in range(0, len(data), 3):
+    b = bytearray(data)
+    b[off] ^= 0xff
+    open('flip.data', 'wb').write(b)
+    r = subprocess.run([sys.argv[2], 'perf', '-i', 'flip.data', '--stats',
+                        '--no-kernel'],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if r.returncode < 0 or r.returncode > 3:
+        print('offset %d: exit %d' % (off, r.returncode))
+        sys.exit(1)
+EOF
+
+# --svg into a directory that does not exist: an error, no file.
+ncase=$((ncase + 1))
+rc=0; "$D" perf -i good.data --svg nodir/x.svg 2>svg.err || rc=$?
+[ "$rc" -eq 3 ] && [ ! -e nodir ] ||
+	fail "--svg nodir/x.svg: exit $rc: $(cat svg.err)"
+
+echo "perf-badinput: $ncase cases, $fails failures"
+[ "$fails" -eq 0 ]

@@ -1,0 +1,138 @@
+#!/usr/bin/env python3
+"""mkperf.py OUT [CASE] -- write a small perf.data file by hand.
+
+The layout is perf's (tools/perf/Documentation/perf.data-file-format.txt,
+<linux/perf_event.h>), written field by field so that tests and fuzz seeds
+need no perf: a header, one attribute (cpu-clock; samples with IP, TID,
+TIME, PERIOD, CALLCHAIN, REGS_USER (bp, sp, ip) and STACK_USER, and a
+sample_id trailer of TID and TIME on other records), then COMM, FORK,
+MMAP2, a SAMPLE with a kernel and a user call chain part and a 64-byte
+stack copy, LOST (5 events), LOST_SAMPLES (2), EXIT; the BUILD_ID and
+HOSTNAME features.
+
+CASE (default "good") damages it on purpose:
+  good          as above
+  zero-size     the second record's size is 0
+  huge-size     the second record's size runs past the data section
+  bad-chain     the SAMPLE's call chain claims 2^40 entries
+  no-nul        the COMM's name has no NUL
+  data-past-eof the header says the data section is longer than the file
+  pipe          a pipe-mode header (size 16)
+  bad-attr-size attr_size 12
+  bad-sample-type  sample_type with a bit no perf has
+Prints the byte offset of the damaged field (or -1) on stdout.
+"""
+import struct
+import sys
+
+SAMPLE_TYPE = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 5) | (1 << 8) | \
+    (1 << 12) | (1 << 13)          # IP TID TIME CALLCHAIN PERIOD REGS STACK
+REGS = (1 << 6) | (1 << 7) | (1 << 8)  # bp, sp, ip
+FLAGS = (1 << 10) | (1 << 18) | (1 << 23)  # freq, sample_id_all, mmap2
+PID = 4242
+SP = 0x7ffd00001000
+
+
+def rec(rtype, misc, body, time):
+    body += struct.pack('<II', PID, PID) + struct.pack('<Q', time)
+    while (len(body) + 8) % 8:
+        body += b'\0'
+    return struct.pack('<IHH', rtype, misc, len(body) + 8) + body
+
+
+def cstr(s, align=8):
+    b = s.encode() + b'\0'
+    while len(b) % align:
+        b += b'\0'
+    return b
+
+
+def build(case):
+    attr = struct.pack('<IIQQQQQ', 1, 128, 0, 4000, SAMPLE_TYPE, 0, FLAGS)
+    attr += b'\0' * (72 - len(attr))
+    attr += struct.pack('<QQIi', 0, REGS, 64, 0)   # branch, regs, stack
+    attr += b'\0' * (128 - len(attr))
+    if case == 'bad-sample-type':
+        attr = attr[:24] + struct.pack('<Q', SAMPLE_TYPE | (1 << 40)) + \
+            attr[32:]
+    attr_size = 128 + 16
+    hdr_size = 104
+    attr_off = hdr_size
+    ids_off = attr_off + attr_size
+    data_off = ids_off + 8
+    attr_entry = attr + struct.pack('<QQ', ids_off, 8)
+
+    records = []
+    records.append(rec(3, 1 << 13, struct.pack('<II', PID, PID) +
+                       (b'prog\0\0\0\0' if case != 'no-nul' else b'progprog'),
+                       1000))
+    records.append(rec(7, 0, struct.pack('<IIIIQ', PID, 1, PID, 1, 1500),
+                       1500))
+    records.append(rec(10, 0, struct.pack('<IIQQQIIQQII', PID, PID,
+                                          0x400000, 0x1000, 0, 8, 1, 99, 0,
+                                          5, 2) + cstr('/nonexistent/prog'),
+                       2000))
+    chain = [(1 << 64) - 128, 0xffffffff81000010, (1 << 64) - 512, 0x400010]
+    stack = bytes(range(64))
+    sample = struct.pack('<QIIQQ', 0x400010, PID, PID, 4000, 250000)
+    nr = len(chain) if case != 'bad-chain' else 1 << 40
+    sample += struct.pack('<Q', nr) + b''.join(struct.pack('<Q', c)
+                                                for c in chain)
+    sample += struct.pack('<QQQQ', 2, 0, SP, 0x400010)    # abi, bp, sp, ip
+    sample += struct.pack('<Q', 64) + stack + struct.pack('<Q', 64)
+    records.append(struct.pack('<IHH', 9, 2, len(sample) + 8) + sample)
+    records.append(rec(2, 0, struct.pack('<QQ', 1, 5), 5000))
+    records.append(rec(13, 0, struct.pack('<Q', 2), 5500))
+    records.append(rec(4, 0, struct.pack('<IIIIQ', PID, 1, PID, 1, 6000),
+                       6000))
+    damage = -1
+    if case in ('zero-size', 'huge-size'):
+        r = bytearray(records[1])
+        struct.pack_into('<H', r, 6, 0 if case == 'zero-size' else 0xfff8)
+        records[1] = bytes(r)
+        damage = data_off + len(records[0])
+    if case == 'bad-chain':
+        damage = data_off + sum(len(r) for r in records[:3])
+    if case == 'no-nul':
+        damage = data_off
+    data = b''.join(records)
+
+    feat_off = data_off + len(data)
+    bidbody = struct.pack('<i', PID) + bytes(range(1, 21)) + b'\0' * 4 + \
+        cstr('/nonexistent/prog', 8)
+    bid = struct.pack('<IHH', 0, 0, 8 + len(bidbody)) + bidbody
+    host = struct.pack('<I', len(cstr('testhost'))) + cstr('testhost')
+    sect_off = feat_off + 2 * 16
+    feats = struct.pack('<QQ', sect_off, len(bid)) + \
+        struct.pack('<QQ', sect_off + len(bid), len(host)) + bid + host
+    features = (1 << 2) | (1 << 3)
+
+    data_size = len(data)
+    if case == 'data-past-eof':
+        data_size += 1 << 20
+        damage = 48
+    hs = hdr_size if case != 'pipe' else 16
+    if case == 'pipe':
+        damage = 8
+    asz = attr_size if case != 'bad-attr-size' else 12
+    if case == 'bad-attr-size':
+        damage = 16
+    header = b'PERFILE2' + struct.pack('<QQQQQQQQ', hs, asz, attr_off,
+                                       attr_size, data_off, data_size, 0, 0)
+    header += struct.pack('<QQQQ', features, 0, 0, 0)
+    out = header + attr_entry + struct.pack('<Q', 1) + data + feats
+    if case == 'data-past-eof':
+        out = header + attr_entry + struct.pack('<Q', 1) + data
+    return out, damage
+
+
+def main():
+    case = sys.argv[2] if len(sys.argv) > 2 else 'good'
+    out, damage = build(case)
+    with open(sys.argv[1], 'wb') as f:
+        f.write(out)
+    print(damage)
+
+
+if __name__ == '__main__':
+    main()
