@@ -6,7 +6,7 @@
 ## crashes; it fails on a crash.  Seeds: fuzz/corpus/README.
 
 fuzz_targets = fuzz/fuzz_blob fuzz/fuzz_runtime fuzz/fuzz_desc \
-	fuzz/fuzz_varint fuzz/fuzz_elf fuzz/fuzz_goimport
+	fuzz/fuzz_varint fuzz/fuzz_elf fuzz/fuzz_goimport fuzz/fuzz_perf
 if HAVE_LIBDW
 fuzz_targets += fuzz/fuzz_dwarf
 endif
@@ -35,6 +35,10 @@ fuzz_fuzz_elf_LDADD = $(fuzz_libs)
 fuzz_fuzz_goimport_SOURCES = fuzz/fuzz_goimport.c fuzz/fuzz.h
 fuzz_fuzz_goimport_LDFLAGS = $(FUZZ_LDFLAGS)
 fuzz_fuzz_goimport_LDADD = $(fuzz_libs)
+
+fuzz_fuzz_perf_SOURCES = fuzz/fuzz_perf.c fuzz/fuzz.h
+fuzz_fuzz_perf_LDFLAGS = $(FUZZ_LDFLAGS)
+fuzz_fuzz_perf_LDADD = $(fuzz_libs)
 
 fuzz_fuzz_dwarf_SOURCES = fuzz/fuzz_dwarf.c fuzz/fuzz.h
 fuzz_fuzz_dwarf_LDFLAGS = $(FUZZ_LDFLAGS)

@@ -24,7 +24,8 @@ else
 	fi
 	make -C "$b" -j"$(nproc)" >/dev/null
 fi
-targets="fuzz_blob fuzz_runtime fuzz_desc fuzz_varint fuzz_elf fuzz_goimport"
+targets="fuzz_blob fuzz_runtime fuzz_desc fuzz_varint fuzz_elf fuzz_goimport
+fuzz_perf"
 # The DWARF importer's target exists when configure found libdw.
 [ ! -x "$b/fuzz/fuzz_dwarf" ] || targets="$targets fuzz_dwarf"
 out=$b/fuzz-out

@@ -397,10 +397,16 @@ print_sample(struct perf_cmd *c, const pcln_perf_event *ev,
 {
 	FILE *o = c->out;
 	size_t i;
+	uint64_t period = ev->u.sample.period;
 
+	/* Without PERIOD in the samples the period is the attribute's
+	 * (perf record -c N). */
+	if (ev->attr != NULL && !(ev->attr->sample_type &
+	    PCLN_PERF_SAMPLE_PERIOD) && !ev->attr->freq)
+		period = ev->attr->sample_period;
 	fprintf(o, "%s %5u %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n",
 	    comm, ev->tid, ev->time / 1000000000u,
-	    ev->time % 1000000000u / 1000u, ev->u.sample.period, c->evname);
+	    ev->time % 1000000000u / 1000u, period, c->evname);
 	for (i = 0; i < c->nof; i++) {
 		const struct oframe *f = &c->of[i];
 
