@@ -521,16 +521,79 @@ cmp_recidx(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* The time of the record at OFF (framing already checked by read_at's
+ * caller): a sample's TIME field is at a fixed place (after IDENTIFIER,
+ * IP and TID); other kernel records carry it in their sample_id trailer.
+ * 1 and *TIME, or 0 if the record has none. */
+static int
+record_time(pcln_perf *p, const uint8_t *r, uint32_t type, uint16_t size,
+    uint64_t *time)
+{
+	uint64_t st = p->sample_type0;
+	pcln_perf_event ev;
+	const uint8_t *end;
+	unsigned k = 0;
+
+	if (!(st & PCLN_PERF_SAMPLE_TIME))
+		return 0;
+	if (type == PCLN_PERF_RECORD_SAMPLE) {
+		k += (st & PCLN_PERF_SAMPLE_IDENTIFIER) != 0;
+		k += (st & PCLN_PERF_SAMPLE_IP) != 0;
+		k += (st & PCLN_PERF_SAMPLE_TID) != 0;
+		if (8u + 8u * k + 8u > size)
+			return 0;
+		*time = perf_u64(p, r + 8 + 8 * k);
+		return 1;
+	}
+	if (type >= PCLN_PERF_RECORD_USER_FIRST)
+		return 0;
+	memset(&ev, 0, sizeof ev);
+	ev.raw = r;
+	ev.type = type;
+	ev.size = size;
+	if (parse_trailer(p, &ev, &end) < 0 || ev.bad || !ev.has_time)
+		return 0;
+	*time = ev.time;
+	return 1;
+}
+
+/* The framing of the record at OFF: its type and size in *TYPE, *SIZE,
+ * the next record's offset in *NEXT.  -1 and ERR on damage. */
+static int
+frame_at(pcln_perf *p, uint64_t off, uint32_t *type, uint16_t *size,
+    uint64_t *next, pcln_err *err)
+{
+	pcln_perf_event ev;
+
+	/* read_at's checks without the parse: the framing only. */
+	memset(&ev, 0, sizeof ev);
+	if (p->info.data_end - off < 8 ||
+	    perf_u16(p, p->buf + off + 6) < 8 ||
+	    perf_u16(p, p->buf + off + 6) > p->info.data_end - off ||
+	    (perf_u32(p, p->buf + off) == PCLN_PERF_RECORD_AUXTRACE)) {
+		if (read_at(p, off, &ev, next, err) < 0)
+			return -1;
+		*type = ev.type;
+		*size = ev.size;
+		return 0;
+	}
+	*type = perf_u32(p, p->buf + off);
+	*size = perf_u16(p, p->buf + off + 6);
+	*next = off + *size;
+	return 0;
+}
+
 int
 pclni_perf_scan(pcln_perf *p, pcln_err *err)
 {
-	uint64_t off = p->info.data_offset, next, last = 0;
+	uint64_t off = p->info.data_offset, next, last = 0, t;
 	size_t cap = 0;
-	pcln_perf_event ev;
+	uint32_t type;
+	uint16_t size;
 
 	p->ordered = 1;
 	while (off < p->info.data_end) {
-		if (read_at(p, off, &ev, &next, &p->damage) < 0) {
+		if (frame_at(p, off, &type, &size, &next, &p->damage) < 0) {
 			p->damaged = 1;
 			break;
 		}
@@ -538,8 +601,8 @@ pclni_perf_scan(pcln_perf *p, pcln_err *err)
 		    sizeof *p->order) < 0)
 			return pclni_seterr(err, PCLN_ENOMEM, -1,
 			    "out of memory");
-		if (ev.has_time && !ev.bad)
-			last = ev.time;
+		if (record_time(p, p->buf + off, type, size, &t))
+			last = t;
 		p->order[p->norder].time = last;
 		p->order[p->norder].offset = off;
 		p->norder++;
