@@ -47,41 +47,49 @@ n=$(grep -c ' cpu-clock: $' ours.txt)
 say "perf samples $n"
 say "perf data_bytes $(stat -c %s prog.data)"
 
-# median of RUNS runs of "CMD..." > /dev/null: "seconds peak_kb"
+# median of RUNS runs of "CMD..." > /dev/null: "wall_s cpu_s peak_kb"
+# (cpu = user + system: on a shared machine the wall time also holds
+# the waits for a core).
 timed() {
 	i=0
 	: >times
 	while [ "$i" -lt "$RUNS" ]; do
-		/usr/bin/time -f "%e %M" -o one.time "$@" >/dev/null 2>&1
-		cat one.time >>times
+		/usr/bin/time -f "%e %U %S %M" -o one.time "$@" >/dev/null \
+		    2>&1
+		awk '{ print $1, $2 + $3, $4 }' one.time >>times
 		i=$((i + 1))
 	done
-	sort -n times | awk '{ t[NR] = $1; m[NR] = $2 }
-	    END { k = int((NR + 1) / 2); print t[k], m[k] }'
+	sort -n times | awk '{ t[NR] = $1; c[NR] = $2; m[NR] = $3 }
+	    END { k = int((NR + 1) / 2); print t[k], c[k], m[k] }'
 }
 
-set -- \
-    "pclndump_perf" "$DUMP perf -i prog.data" \
-    "pclndump_folded" "$DUMP perf -i prog.data --folded" \
-    "perf_script" "perf script -i prog.data" \
-    "perf_report" "perf report --stdio -i prog.data"
-base=
-while [ $# -gt 0 ]; do
-	name=$1 cmd=$2
-	shift 2
+base= basec=
+while IFS='|' read -r name cmd; do
 	# shellcheck disable=SC2086
 	r=$(timed $cmd)
-	t=${r% *} kb=${r#* }
-	rate=$(awk -v n="$n" -v t="$t" 'BEGIN { printf "%.0f", t > 0 ? n / t : 0 }')
+	t=$(echo "$r" | cut -d' ' -f1)
+	cpu=$(echo "$r" | cut -d' ' -f2)
+	kb=$(echo "$r" | cut -d' ' -f3)
 	say "perf ${name}_s $t"
-	say "perf ${name}_samples_per_s $rate"
+	say "perf ${name}_cpu_s $cpu"
+	say "perf ${name}_samples_per_s $(awk -v n="$n" -v t="$t" \
+	    'BEGIN { printf("%.0f", (t > 0) ? n / t : 0) }')"
+	say "perf ${name}_samples_per_cpu_s $(awk -v n="$n" -v t="$cpu" \
+	    'BEGIN { printf("%.0f", (t > 0) ? n / t : 0) }')"
 	say "perf ${name}_peak_kb $kb"
-	[ -n "$base" ] || base=$t
-	if [ "$name" = perf_script ] || [ "$name" = perf_report ]; then
+	[ -n "$base" ] || { base=$t; basec=$cpu; }
+	case $name in perf_*)
 		say "perf ${name}_over_pclndump $(awk -v a="$t" -v b="$base" \
-		    'BEGIN { printf "%.1f", b > 0 ? a / b : 0 }')"
-	fi
-done
+		    'BEGIN { printf("%.1f", (b > 0) ? a / b : 0) }')"
+		say "perf ${name}_over_pclndump_cpu $(awk -v a="$cpu" \
+		    -v b="$basec" 'BEGIN { printf("%.1f", (b > 0) ? a / b : 0) }')"
+	esac
+done <<LIST
+pclndump_perf|$DUMP perf -i prog.data
+pclndump_folded|$DUMP perf -i prog.data --folded
+perf_script|perf script -i prog.data
+perf_report|perf report --stdio -i prog.data
+LIST
 # The stacks agree (the test's comparison, on this profile).
-python3 "$S/tests/perf/compare.py" perf.txt ours.txt 0 | head -n 1 |
-    sed 's/^/perf agreement: /' | tee -a "$R"
+python3 "$S/tests/perf/compare.py" perf.txt ours.txt 0 >agree.txt || :
+sed -n '1s/^/perf agreement: /p' agree.txt | tee -a "$R"

@@ -17,7 +17,8 @@
 #     pcs would take ~17 minutes a run), and for libdw's function names;
 #   BENCH_ELFUTILS_NPCS (default 1000) pcs for eu-addr2line, which takes
 #     ~64 ms a pc there;
-#   BENCH_PARTS (default "real synth") which parts to run;
+#   BENCH_PARTS (default "real synth perf") which parts to run ("perf":
+#     bench/perf.sh, pclndump perf against perf script and perf report);
 #   BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared
 #     on the real program, over BENCH_STRIDE_NPCS (default 200000) pcs.
 set -eu
@@ -30,7 +31,7 @@ NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
 ENPCS=${BENCH_ELFUTILS_NPCS:-1000}
 RUNS=${BENCH_RUNS:-5}
-PARTS=${BENCH_PARTS:-real synth}
+PARTS=${BENCH_PARTS:-real synth perf}
 STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
 SNPCS=${BENCH_STRIDE_NPCS:-200000}
 BENCH=$B/bench/pcln-bench
@@ -232,4 +233,7 @@ for n in $SIZES; do
 	"$BENCH" pcs "$OUT/s$n.blob" 1 3 > "$OUT/one.pc"
 	say "s$n a2l_first_s $(median_time_short "$OUT/one.pc" "$DUMP" addr2line -e "$OUT/s$n.blob" -f)"
 done
+case " $PARTS " in *" perf "*)
+	top_builddir=$B top_srcdir=$S BENCH_RUNS=$RUNS sh "$S/bench/perf.sh" ;;
+esac
 echo "run.sh: results in $R" >&2

@@ -6,3 +6,4 @@ dist_man_MANS += doc/pclndump.1
 EXTRA_DIST += doc/JSON.md
 dist_man_MANS += doc/pclnld.1
 EXTRA_DIST += doc/DESCRIPTION.md
+EXTRA_DIST += doc/flamegraph.png

@@ -6,10 +6,13 @@ set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 
+# linux-perf: pclndump perf's tests record profiles and compare with
+# perf script (tests/perf-record.sh).
 pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
 libdw-dev libelf-dev binutils python3 golang-go clang libclang-rt-14-dev
 gdb llvm
-libiberty-dev"
+libiberty-dev
+linux-perf"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||

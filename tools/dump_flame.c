@@ -35,7 +35,15 @@ struct node {
 	int32_t lmin, lmax;		/* lines seen in FILE */
 };
 
+#define PCACHE	4096
+
+struct pslot {
+	const char *s;
+	uint32_t id;
+};
+
 struct flame {
+	struct pslot pcache[PCACHE];	/* name pointer -> id */
 	struct node *n;
 	size_t nn, capn;
 	uint32_t *ht;			/* node index + 1 per slot */
@@ -110,8 +118,28 @@ flame_total(const flame *f)
 	return f->n[0].total;
 }
 
+static int intern_str(flame *f, const char *s, uint32_t *id);
+
 static int
 intern(flame *f, const char *s, uint32_t *id)
+{
+	struct pslot *ps = &f->pcache[((uintptr_t)s >> 3) % PCACHE];
+
+	/* Names are pointers into tables that stay put: most lookups are
+	 * answered by the pointer alone. */
+	if (ps->s == s) {
+		*id = ps->id;
+		return 0;
+	}
+	if (intern_str(f, s, id) < 0)
+		return -1;
+	ps->s = s;
+	ps->id = *id;
+	return 0;
+}
+
+static int
+intern_str(flame *f, const char *s, uint32_t *id)
 {
 	size_t mask, i;
 	uint32_t k;

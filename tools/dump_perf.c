@@ -205,6 +205,104 @@ running_kernel_id(uint8_t *id)
 	return got;
 }
 
+/* Reading /proc/kallsyms costs the kernel 50-100 ms (it formats some
+ * 120,000 lines), more than pclndump perf spends on thousands of
+ * samples; perf record keeps a copy for the same reason.  The text
+ * symbols are kept in the cache directory (lib/find's:
+ * $XDG_CACHE_HOME/pcln, else ~/.cache/pcln) under a name made of the
+ * running kernel's build-id and a hash of the loaded modules' names and
+ * addresses (/proc/modules), so a new kernel or a module loaded,
+ * unloaded or moved makes a new entry. */
+static int
+kallsyms_name(char *buf, size_t size)
+{
+	uint8_t id[PCLN_PERF_BUILDID_MAX];
+	size_t idlen = running_kernel_id(id), len = 0, i;
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char *mods = slurp("/proc/modules", &len), *q, *e;
+	char hex[2 * PCLN_PERF_BUILDID_MAX + 1];
+	uint64_t h = 0;
+
+	if (idlen == 0) {
+		free(mods);
+		return -1;
+	}
+	/* NAME SIZE REFS DEPS STATE ADDR: the first and last fields (no
+	 * /proc/modules: a kernel without modules). */
+	for (q = mods; mods != NULL && q < mods + len; q = e + 1) {
+		char *sp, *last;
+
+		if ((e = memchr(q, '\n', (size_t)(mods + len - q))) == NULL)
+			e = mods + len;
+		sp = memchr(q, ' ', (size_t)(e - q));
+		for (last = e; last > q && last[-1] != ' '; last--)
+			;
+		if (sp != NULL) {
+			h = pclnrt_xxh64(q, (size_t)(sp - q), h);
+			h = pclnrt_xxh64(last, (size_t)(e - last), h);
+		}
+	}
+	free(mods);
+	for (i = 0; i < idlen; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	if (xdg != NULL && xdg[0] == '/')
+		snprintf(buf, size, "%s/pcln/kallsyms-%s-%016" PRIx64, xdg, hex,
+		    h);
+	else if (home != NULL)
+		snprintf(buf, size, "%s/.cache/pcln/kallsyms-%s-%016" PRIx64,
+		    home, hex, h);
+	else
+		return -1;
+	return 0;
+}
+
+static char *
+kallsyms_cached(size_t *len)
+{
+	char path[4096];
+
+	if (kallsyms_name(path, sizeof path) < 0)
+		return NULL;
+	return slurp(path, len);
+}
+
+/* Keep the text symbols of TEXT[0..LEN) (not when every address reads
+ * as 0: kernel.kptr_restrict). */
+static void
+kallsyms_store(const char *text, size_t len)
+{
+	char path[4096], *out, *slash;
+	const char *q, *e;
+	size_t n = 0;
+	int nonzero = 0;
+	pcln_err err;
+
+	if (kallsyms_name(path, sizeof path) < 0 ||
+	    (out = malloc(len + 1)) == NULL)
+		return;
+	for (q = text; q < text + len; q = e + 1) {
+		const char *sp;
+
+		if ((e = memchr(q, '\n', (size_t)(text + len - q))) == NULL)
+			e = text + len;
+		if ((sp = memchr(q, ' ', (size_t)(e - q))) == NULL ||
+		    e - sp < 3 || strchr("tTwW", sp[1]) == NULL)
+			continue;
+		if (!nonzero && strspn(q, "0") < (size_t)(sp - q))
+			nonzero = 1;
+		memcpy(out + n, q, (size_t)(e - q));
+		n += (size_t)(e - q);
+		out[n++] = '\n';
+	}
+	if (nonzero && (slash = strrchr(path, '/')) != NULL) {
+		*slash = '\0';
+		(void)mkdir(path, 0700);
+		*slash = '/';
+		(void)pcln_write_file_atomic(path, out, n, &err);
+	}
+	free(out);
+}
+
 static void
 load_kallsyms(struct perf_cmd *c)
 {
@@ -240,11 +338,15 @@ load_kallsyms(struct perf_cmd *c)
 			}
 		}
 	}
-	if ((text = slurp(path, &len)) == NULL) {
+	if (c->kallsyms_path == NULL &&
+	    (text = kallsyms_cached(&len)) != NULL)
+		;
+	else if ((text = slurp(path, &len)) == NULL) {
 		fprintf(stderr, "%s: perf: %s: cannot read: %s: kernel frames "
 		    "are not named\n", dump_prog, path, strerror(errno));
 		return;
-	}
+	} else if (c->kallsyms_path == NULL)
+		kallsyms_store(text, len);
 	c->kallsyms = pcln_perf_syms_kallsyms(text, len, &err);
 	free(text);
 	if (c->kallsyms != NULL && pcln_perf_syms_count(c->kallsyms) > 0 &&
@@ -503,11 +605,17 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 		struct oframe rev[MAX_OUT + 1];
 		size_t n = 0;
 
+		size_t top = c->nof;
+
+		/* The garbage a walk ends in (perf script prints it as
+		 * [unknown] frames too) is no frame of a flame graph. */
+		while (top > 0 && c->of[top - 1].kind == FK_UNKNOWN)
+			top--;
 		rev[n].name = comm;
 		rev[n].kind = FK_ROOT;
 		rev[n].file = NULL;
 		rev[n++].line = 0;
-		for (i = c->nof; i > 0; i--)
+		for (i = top; i > 0; i--)
 			rev[n++] = c->of[i - 1];
 		if (flame_add(c->fl, rev, n, 1) < 0) {
 			dump_error("perf: out of memory");

@@ -388,7 +388,8 @@ size_t pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 int pcln_perf_resolve(pcln_perf_space *s, uint32_t pid, uint64_t pc,
     int retaddr, pcln_perf_frame *frame);
 
-/* The command name of thread TID (pid PID), or NULL. */
+/* The command name of thread TID (pid PID), or NULL; valid until
+ * pcln_perf_space_free (a renamed thread's old name too). */
 const char *pcln_perf_comm(const pcln_perf_space *s, uint32_t pid,
     uint32_t tid);
 

@@ -72,6 +72,7 @@ struct pcln_perf_space {
 	struct object *objs[NBUCKET];
 	struct proc *procs[NBUCKET];
 	struct comm *comms[NBUCKET];
+	struct comm *retired;		/* replaced names, kept */
 	size_t nobjects, nwithtable;
 	pclnrt_pccache cache;
 };
@@ -137,6 +138,13 @@ pcln_perf_space_free(pcln_perf_space *s)
 			free(c);
 		}
 	}
+	while (s->retired != NULL) {
+		struct comm *c = s->retired;
+
+		s->retired = c->hnext;
+		free(c->name);
+		free(c);
+	}
 	free(s);
 }
 
@@ -187,8 +195,19 @@ set_comm(pcln_perf_space *s, uint32_t tid, const char *name)
 		c->tid = tid;
 		c->hnext = s->comms[tid % NBUCKET];
 		s->comms[tid % NBUCKET] = c;
-	} else
-		free(c->name);
+	} else {
+		/* Names handed out stay valid until pcln_perf_space_free:
+		 * the old one is retired, not freed. */
+		struct comm *r = calloc(1, sizeof *r);
+
+		if (r == NULL) {
+			free(dup);
+			return -1;
+		}
+		r->name = c->name;
+		r->hnext = s->retired;
+		s->retired = r;
+	}
 	c->name = dup;
 	return 0;
 }
