@@ -41,7 +41,7 @@ perf record -q -e cpu-clock -F 4000 --call-graph dwarf -o prog.data \
     ./prog "$ROUNDS" >/dev/null 2>&1
 XDG_CACHE_HOME=$W/cache
 export XDG_CACHE_HOME
-"$DUMP" perf -i prog.data >ours.txt	# warm-up: tables into the cache
+"$DUMP" perf -i prog.data --no-demangle >ours.txt	# warm-up: the cache
 perf script --no-demangle -i prog.data >perf.txt 2>/dev/null
 n=$(grep -c ' cpu-clock: $' ours.txt)
 say "perf samples $n"

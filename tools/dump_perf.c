@@ -59,7 +59,11 @@ struct pmap {
 
 struct perf_cmd {
 	const char *input, *svg, *title, *kallsyms_path, *mapdir;
-	int folded, stats, header, no_inline, no_kernel;
+	int folded, stats, header, no_inline, no_kernel, no_demangle;
+	/* demangled names by the name's address (they live as long as the
+	 * tables they come from): SLOTS entries, power of two */
+	struct dem { const char *name, *out; char *own; } *dem;
+	size_t ndem, capdem;
 	pcln_perf *p;
 	pcln_perf_space *space;
 	struct perf_tables tables;
@@ -97,6 +101,7 @@ usage(FILE *f)
 "                       and record counts, and nothing else\n"
 "      --no-inline      no inlined frames\n"
 "      --no-kernel      no kernel frames\n"
+"      --no-demangle    C++ and Rust names as stored (mangled)\n"
 "      --kallsyms FILE  kernel symbols (default: /proc/kallsyms)\n"
 "      --perf-map-dir D where perf-PID.map files are (default: /tmp)\n"
 "      --buildid-dir D  look for objects by build-id in D/.build-id/\n"
@@ -396,6 +401,47 @@ perf_map(struct perf_cmd *c, uint32_t pid)
 
 /* --- frames ---------------------------------------------------------- */
 
+/* NAME demangled as perf script (and addr2line -C) print it, once per
+ * distinct name: NAME itself if it does not demangle, or on no memory. */
+static const char *
+demangled(struct perf_cmd *c, const char *name)
+{
+	size_t mask, i;
+	char *d;
+
+	if (c->no_demangle || name[0] != '_')
+		return name;
+	if (2 * (c->ndem + 1) > c->capdem) {
+		size_t ncap = c->capdem ? 2 * c->capdem : 1024, j;
+		struct dem *nv = calloc(ncap, sizeof *nv);
+
+		if (nv == NULL)
+			return name;
+		for (j = 0; j < c->capdem; j++) {
+			if (c->dem[j].name == NULL)
+				continue;
+			i = ((uintptr_t)c->dem[j].name >> 3) & (ncap - 1);
+			while (nv[i].name != NULL)
+				i = (i + 1) & (ncap - 1);
+			nv[i] = c->dem[j];
+		}
+		free(c->dem);
+		c->dem = nv;
+		c->capdem = ncap;
+	}
+	mask = c->capdem - 1;
+	for (i = ((uintptr_t)name >> 3) & mask; c->dem[i].name != NULL;
+	    i = (i + 1) & mask)
+		if (c->dem[i].name == name)
+			return c->dem[i].out;
+	d = dump_demangle(name);
+	c->dem[i].name = name;
+	c->dem[i].out = d != NULL ? d : name;
+	c->dem[i].own = d;
+	c->ndem++;
+	return c->dem[i].out;
+}
+
 static void
 push(struct perf_cmd *c, const char *name, int kind, const char *file,
     int32_t line, uint64_t pc, uint64_t off, const char *dso)
@@ -460,20 +506,20 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 			(void)pclnrt_inline(&fr->func, link, calls,
 			    MAX_INLINE, &n);
 		for (i = 0; i < n; i++) {
-			push(c, calls[i].name != NULL ? calls[i].name :
-			    "[unknown]", FK_INLINE, file, line, fr->lookup,
+			push(c, calls[i].name != NULL ? demangled(c,
+			    calls[i].name) : "[unknown]", FK_INLINE, file, line, fr->lookup,
 			    off, NULL);
 			file = calls[i].file;
 			line = calls[i].line;
 			c->st.frames_inline++;
 		}
-		push(c, fr->func.name != NULL ? fr->func.name : "[unknown]",
-		    FK_USER, file, line, fr->lookup, off, fr->object);
+		push(c, fr->func.name != NULL ? demangled(c, fr->func.name) :
+		    "[unknown]", FK_USER, file, line, fr->lookup, off, fr->object);
 		return;
 	}
 	if (fr->where == PCLN_PERF_IN_STUB) {
-		push(c, fr->name, FK_USER, NULL, 0, fr->lookup, 0,
-		    fr->object);
+		push(c, demangled(c, fr->name), FK_USER, NULL, 0, fr->lookup,
+		    0, fr->object);
 		return;
 	}
 	if (fr->where != PCLN_PERF_IN_TABLE) {
@@ -807,7 +853,8 @@ write_svg(const char *path, const flame *fl, const char *title,
 
 enum {
 	OPT_FOLDED = 256, OPT_SVG, OPT_TITLE, OPT_STATS, OPT_HEADER,
-	OPT_NOINLINE, OPT_NOKERNEL, OPT_KALLSYMS, OPT_MAPDIR, OPT_BIDDIR
+	OPT_NOINLINE, OPT_NOKERNEL, OPT_KALLSYMS, OPT_MAPDIR, OPT_BIDDIR,
+	OPT_NODEMANGLE
 };
 
 int
@@ -822,6 +869,7 @@ dump_perf(int argc, char **argv)
 		{ "header", no_argument, NULL, OPT_HEADER },
 		{ "no-inline", no_argument, NULL, OPT_NOINLINE },
 		{ "no-kernel", no_argument, NULL, OPT_NOKERNEL },
+		{ "no-demangle", no_argument, NULL, OPT_NODEMANGLE },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "perf-map-dir", required_argument, NULL, OPT_MAPDIR },
 		{ "buildid-dir", required_argument, NULL, OPT_BIDDIR },
@@ -874,6 +922,9 @@ dump_perf(int argc, char **argv)
 			break;
 		case OPT_NOKERNEL:
 			c->no_kernel = 1;
+			break;
+		case OPT_NODEMANGLE:
+			c->no_demangle = 1;
 			break;
 		case OPT_KALLSYMS:
 			c->kallsyms_path = optarg;
@@ -1033,6 +1084,9 @@ out:
 	for (size_t i = 0; i < c->npmaps; i++)
 		pcln_perf_syms_free(c->pmaps[i].syms);
 	free(c->pmaps);
+	for (size_t i = 0; i < c->capdem; i++)
+		free(c->dem[i].own);
+	free(c->dem);
 	pcln_perf_close(c->p);
 	if (buf != NULL)
 		munmap(buf, len);
