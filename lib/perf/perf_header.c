@@ -234,7 +234,7 @@ read_attrs(pcln_perf *p, uint64_t aoff, uint64_t asize, pcln_err *err)
 			    (unsigned long long)at->sample_type,
 			    PCLN_PERF_SAMPLE_KNOWN);
 		at->nids = (size_t)(isz / 8);
-		at->ids = p->ids + k;
+		at->ids = p->ids != NULL ? p->ids + k : NULL;
 		for (j = 0; j < isz / 8; j++, k++) {
 			p->ids[k] = perf_u64(p, p->buf + ioff + 8 * j);
 			p->idmap[k].id = p->ids[k];

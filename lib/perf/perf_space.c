@@ -247,7 +247,7 @@ get_object(pcln_perf_space *s, const pcln_perf *p, const char *path,
 	}
 	for (o = s->objs[h]; o != NULL; o = o->hnext)
 		if (strcmp(o->path, path) == 0 && o->idlen == idlen &&
-		    memcmp(o->id, id, idlen) == 0)
+		    (idlen == 0 || memcmp(o->id, id, idlen) == 0))
 			return o;
 	if ((o = calloc(1, sizeof *o)) == NULL)
 		return NULL;
