@@ -42,8 +42,12 @@ for want in 'hostname: testhost' \
     'attr 0: name ?, type 1, config 0, sample_type 0x3127'; do
 	grep -qF "$want" good.hdr || fail "good: --header lacks '$want'"
 done
-"$D" perf -i good.data --folded >good.folded 2>/dev/null &&
-    grep -q '^prog;\[unknown\];' good.folded ||
+# Folded, with kernel symbols from --kallsyms: the process, the kernel
+# frame; the unknown user frame the walk ended in is no flame-graph
+# frame.
+printf 'ffffffff81000000 T kfunc\nffffffff81001000 t other\n' >ksyms
+"$D" perf -i good.data --folded --kallsyms ksyms >good.folded 2>/dev/null &&
+    [ "$(cat good.folded)" = "prog;kfunc 1" ] ||
 	fail "good: --folded: $(cat good.folded)"
 
 # Framing damage ends the walk at the record, with its offset.

@@ -154,6 +154,20 @@ take32x2(struct cur *c, uint32_t *a, uint32_t *b, const char *what)
 	*b = r != NULL ? perf_u32(c->p, r + 4) : 0;
 }
 
+/* The TID and TIME fields, in a sample and in a sample_id trailer. */
+static void
+take_tid_time(struct cur *c, pcln_perf_event *ev, uint64_t st)
+{
+	if (st & PCLN_PERF_SAMPLE_TID) {
+		take32x2(c, &ev->pid, &ev->tid, "TID");
+		ev->has_tid = 1;
+	}
+	if (st & PCLN_PERF_SAMPLE_TIME) {
+		ev->time = take64(c, "TIME");
+		ev->has_time = 1;
+	}
+}
+
 static int
 parse_sample(pcln_perf *p, pcln_perf_event *ev)
 {
@@ -176,14 +190,7 @@ parse_sample(pcln_perf *p, pcln_perf_event *ev)
 		ev->id = take64(&c, "IDENTIFIER");
 	if (st & PCLN_PERF_SAMPLE_IP)
 		ev->u.sample.ip = take64(&c, "IP");
-	if (st & PCLN_PERF_SAMPLE_TID) {
-		take32x2(&c, &ev->pid, &ev->tid, "TID");
-		ev->has_tid = 1;
-	}
-	if (st & PCLN_PERF_SAMPLE_TIME) {
-		ev->time = take64(&c, "TIME");
-		ev->has_time = 1;
-	}
+	take_tid_time(&c, ev, st);
 	if (st & PCLN_PERF_SAMPLE_ADDR)
 		ev->u.sample.addr = take64(&c, "ADDR");
 	if (st & PCLN_PERF_SAMPLE_ID)
@@ -331,14 +338,7 @@ parse_trailer(pcln_perf *p, pcln_perf_event *ev, const uint8_t **bodyend)
 	c.q = *bodyend;
 	c.end = ev->raw + ev->size;
 	c.short_ = 0;
-	if (st & PCLN_PERF_SAMPLE_TID) {
-		take32x2(&c, &ev->pid, &ev->tid, "TID");
-		ev->has_tid = 1;
-	}
-	if (st & PCLN_PERF_SAMPLE_TIME) {
-		ev->time = take64(&c, "TIME");
-		ev->has_time = 1;
-	}
+	take_tid_time(&c, ev, st);
 	if (st & PCLN_PERF_SAMPLE_ID)
 		ev->id = take64(&c, "ID");
 	if (st & PCLN_PERF_SAMPLE_STREAM_ID)

@@ -11,6 +11,8 @@
  * underscores, then the longer name).  A line that does not parse is
  * skipped and counted.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,37 +32,21 @@ struct pcln_perf_syms {
 	int sized;			/* map file */
 };
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A hex number (optional 0x) at *S; advances *S.  0 or -1. */
 static int
 gethex(char **s, uint64_t *v)
 {
-	char *q = *s;
-	int d, n = 0;
+	char *q = *s, *end;
+	unsigned long long x;
 
-	if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X'))
-		q += 2;
-	*v = 0;
-	while ((d = hexval((unsigned char)*q)) >= 0) {
-		if (n++ >= 16)
-			return -1;
-		*v = *v << 4 | (uint64_t)d;
-		q++;
-	}
-	if (n == 0)
+	if (!isxdigit((unsigned char)q[0]))
 		return -1;
-	*s = q;
+	errno = 0;
+	x = strtoull(q, &end, 16);
+	if (errno != 0 || end == q)
+		return -1;
+	*v = x;
+	*s = end;
 	return 0;
 }
 
