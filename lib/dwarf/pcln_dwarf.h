@@ -61,6 +61,11 @@ extern "C" {
 
 /* Import flags. */
 #define PCLN_DWARF_NO_INLINE	0x1	/* no inline tree */
+#define PCLN_DWARF_STRICT	0x2	/* damaged input is an error */
+
+/* At most this many warnings are passed to the callback; the statistics
+ * count them all. */
+#define PCLN_DWARF_MAX_WARN	20
 
 /* What an import found. */
 typedef struct pcln_dwarf_stats {
@@ -86,7 +91,18 @@ typedef struct pcln_dwarf_stats {
 	uint64_t text_bytes;		/* code bytes of all functions */
 	/* Section sizes of the input, for comparisons (0 if absent). */
 	uint64_t debug_line, debug_info, eh_frame, debug_frame;
+	/* Added in 0.2: */
+	size_t nwarnings;		/* damaged input, see the callback */
+	size_t noutside;		/* function symbols whose code is not
+					 * in the file (left out) */
+	size_t ndiscr;			/* functions with discriminators */
+	size_t nfolded;			/* functions also described by a
+					 * unit whose copy was not kept */
 } pcln_dwarf_stats;
+
+/* A warning: MSG names the file, the section and the byte offset of
+ * damaged input and what was left out because of it. */
+typedef void pcln_dwarf_warn_fn(void *arg, const char *msg);
 
 /* Import the ELF file PATH (an executable or shared object) into a new
  * builder stored in *OUT, with FLAGS (PCLN_DWARF_*).  The target is the
@@ -97,6 +113,15 @@ typedef struct pcln_dwarf_stats {
  * not ELF; PCLN_ENOTFOUND: no function symbols). */
 int pcln_dwarf_import(const char *path, unsigned flags,
     pcln_builder **out, pcln_dwarf_stats *stats, pcln_err *err);
+
+/* pcln_dwarf_import, and each warning about damaged input (a section
+ * libdw cannot read, a function whose code is not in the file) to
+ * WARN(ARG, MSG) if WARN is not NULL (the first PCLN_DWARF_MAX_WARN of
+ * them; STATS->nwarnings counts all).  With PCLN_DWARF_STRICT in FLAGS
+ * the first one is an error instead (PCLN_EDAMAGED). */
+int pcln_dwarf_import_warn(const char *path, unsigned flags,
+    pcln_dwarf_warn_fn *warn, void *arg, pcln_builder **out,
+    pcln_dwarf_stats *stats, pcln_err *err);
 
 #ifdef __cplusplus
 }
