@@ -113,8 +113,10 @@ add_unit(struct imp *im, Dwarf_Off off, size_t hsize, Dwarf_Off abbrev)
 	Dwarf_Die die;
 	int tag;
 
-	if (dwarf_offdie(im->dw, off + hsize, &die) == NULL ||
-	    (tag = dwarf_tag(&die)) == DW_TAG_invalid)
+	if (dwarf_offdie(im->dw, off + hsize, &die) == NULL)
+		return pclni_dw_damage(im, ".debug_info", off, "the unit "
+		    "cannot be read (%s); it is left out", dwarf_errmsg(-1));
+	if ((tag = dwarf_tag(&die)) == DW_TAG_invalid)
 		return pclni_dw_damage(im, ".debug_abbrev", abbrev, "the "
 		    "abbreviations of the unit at .debug_info+0x%llx cannot be "
 		    "read (%s); the unit is left out", (unsigned long long)off,

@@ -140,7 +140,8 @@ walk(struct imp *im, uint32_t u, Dwarf_Die *parent, Dwarf_Off scope,
 	if (r < 0)
 		return pclni_dw_damage(im, ".debug_info",
 		    dwarf_dieoffset(&child), "the DIE after this one cannot be "
-		    "read (%s); the rest of its parent is left out",
+		    "read (%s: its bytes, or its abbreviation in .debug_abbrev, "
+		    "are damaged); the rest of its parent is left out",
 		    dwarf_errmsg(-1));
 	return 0;
 }
