@@ -12,6 +12,7 @@
 #   the answers were demangled.
 # Exit 0 if both are reached and no inlined frame that binutils and llvm
 # both report is missing, else 1.
+import re
 import sys
 from collections import Counter, defaultdict
 
@@ -74,6 +75,20 @@ def same_modulo_qualified(ours, ref):
     return q
 
 
+def ctor_variant(n):
+    """A mangled name with its constructor/destructor variant (C1, C2,
+    D0, D1, D2: complete, base, deleting) made one."""
+    return re.sub(r"([CD])[0-5](?=[EIB])", r"\1*", n) if is_mangled(n) else n
+
+
+def alias_of(ours, ref):
+    """Equal but for the outermost name, which is another variant of
+    the same constructor or destructor (one code, several symbols)."""
+    return len(ours) == len(ref) and ours[:-1] == ref[:-1] and \
+        ours[-1][1] == ref[-1][1] and ours[-1][0] != ref[-1][0] and \
+        ctor_variant(ours[-1][0]) == ctor_variant(ref[-1][0])
+
+
 def qualifies(on, rn):
     return on == rn or ("::" in on and on.endswith("::" + rn))
 
@@ -119,8 +134,8 @@ def why_binutils_wrong(b, l):
         return ("bu-depth", "binutils reports another number of inlined "
                 "frames than llvm and pcln")
     return ("bu-line", "binutils gives another file:line than llvm and "
-            "pcln (e.g. the last row of the previous sequence, which ends "
-            "where this function starts)")
+            "pcln (another file of the unit for the same line: bfd 2.40 "
+            "reads DWARF 5's file 0 and 1 as one)")
 
 
 def main():
@@ -171,8 +186,14 @@ def main():
                       "print the bare DW_AT_name")
         elif po[-1][0] == "??" and pl[-1][0] == "??" and len(po) == 1:
             c, why = ("no-func", "a byte in no function symbol (padding "
-                      "between or after functions): pcln answers ??, as llvm "
-                      "does; binutils gives it to the function before")
+                      "between or after functions): pcln answers ??:0 by "
+                      "design; binutils gives it to the function before, "
+                      "llvm the line of the row running on into it")
+        elif ref == "llvm" and alias_of(po, pl):
+            c, why = ("llvm-alias", "llvm names the function by a symbol "
+                      "(C1 for the DWARF linkage name C2: one code, two "
+                      "constructor symbols); pcln takes DWARF's linkage name, "
+                      "as binutils does")
         elif ref == "binutils" and framewise(po, pb, pl):
             c, why = ("mixed", "each frame agrees with binutils or llvm "
                       "(names modulo qualification): binutils names an "
