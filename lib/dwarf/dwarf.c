@@ -22,21 +22,9 @@
 static uint64_t
 section_size(Elf *elf, const char *want)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
 
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return 0;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		name = elf_strptr(elf, shstrndx, sh.sh_name);
-		if (name != NULL && strcmp(name, want) == 0)
-			return sh.sh_size;
-	}
-	return 0;
+	return pclni_dw_section(elf, want, &sh) != NULL ? sh.sh_size : 0;
 }
 
 static int

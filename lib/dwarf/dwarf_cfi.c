@@ -154,27 +154,17 @@ pclni_dw_read_cfi(struct imp *im, const struct sym *y,
 }
 
 
-/* The data of section NAME, or NULL. */
+/* The data of section WANT, or NULL. */
 static Elf_Data *
 section_data(struct imp *im, const char *want, uint64_t *size)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = pclni_dw_section(im->elf, want, &sh);
 
-	if (elf_getshdrstrndx(im->elf, &shstrndx) != 0)
+	if (scn == NULL || sh.sh_type == SHT_NOBITS)
 		return NULL;
-	while ((scn = elf_nextscn(im->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(im->elf, shstrndx, sh.sh_name);
-		if (name == NULL || strcmp(name, want) != 0)
-			continue;
-		*size = sh.sh_size;
-		return elf_getdata(scn, NULL);
-	}
-	return NULL;
+	*size = sh.sh_size;
+	return elf_getdata(scn, NULL);
 }
 
 /* Walk the entries of NAME (.eh_frame if EH) one by one: the first that

@@ -148,6 +148,8 @@ const char *pclni_dw_path_of(struct imp *im, const char *compdir,
 const char *pclni_dw_comp_dir(Dwarf_Die *cudie);
 /* Index of the function symbol holding PC, or -1. */
 long pclni_dw_sym_at(const struct imp *im, uint64_t pc);
+/* The section named WANT and its header in *SH, or NULL. */
+Elf_Scn *pclni_dw_section(Elf *elf, const char *want, GElf_Shdr *sh);
 /* Ranges of DIE into im->cur, sorted and merged; -1 out of memory. */
 int pclni_dw_die_ranges(struct imp *im, Dwarf_Die *die);
 

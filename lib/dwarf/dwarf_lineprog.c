@@ -267,25 +267,13 @@ run(struct imp *im, struct cursor *c, const struct lhdr *h,
 static Elf_Data *
 debug_line_data(struct imp *im)
 {
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
+	GElf_Shdr sh;
+	Elf_Scn *scn = pclni_dw_section(im->elf, ".debug_line", &sh);
 
-	if (elf_getshdrstrndx(im->elf, &shstrndx) != 0)
+	if (scn == NULL || ((sh.sh_flags & SHF_COMPRESSED) &&
+	    elf_compress(scn, 0, 0) < 0))
 		return NULL;
-	while ((scn = elf_nextscn(im->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-		if (gelf_getshdr(scn, &sh) == NULL)
-			continue;
-		name = elf_strptr(im->elf, shstrndx, sh.sh_name);
-		if (name == NULL || strcmp(name, ".debug_line") != 0)
-			continue;
-		if ((sh.sh_flags & SHF_COMPRESSED) &&
-		    elf_compress(scn, 0, 0) < 0)
-			return NULL;
-		return elf_getdata(scn, NULL);
-	}
-	return NULL;
+	return elf_getdata(scn, NULL);
 }
 
 int

@@ -200,3 +200,22 @@ pclni_dw_die_ranges(struct imp *im, Dwarf_Die *die)
 	im->ncur = n + 1;
 	return 0;
 }
+
+Elf_Scn *
+pclni_dw_section(Elf *elf, const char *want, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		const char *name;
+		if (gelf_getshdr(scn, sh) == NULL)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (name != NULL && strcmp(name, want) == 0)
+			return scn;
+	}
+	return NULL;
+}
