@@ -17,7 +17,7 @@
 dist_check_SCRIPTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh \
 	tests/elf-cfi.sh tests/crash-gdb.sh tests/crash-frames.py \
 	tests/real-a2l.sh tests/elf-import.sh
-EXTRA_DIST += tests/a2l-agree.py
+EXTRA_DIST += tests/a2l-agree.py tests/dwarf/seqend.s
 if HAVE_LIBDW
 TESTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh tests/elf-cfi.sh \
 	tests/crash-gdb.sh tests/real-a2l.sh tests/elf-import.sh
