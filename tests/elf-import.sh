@@ -15,24 +15,13 @@
 #  - a .text whose header claims 2^40 bytes keeps every function, with a
 #    warning; the summary line is printed without -v.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-top_builddir=$(cd "$top_builddir" && pwd) top_srcdir=$(cd "$top_srcdir" && pwd)
-LD=$top_builddir/tools/pclnld
-DUMP=$top_builddir/tools/pclndump
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+. "${top_srcdir:-.}/tests/lib.sh"
+DUMP=$D
 
 for t in gcc g++ addr2line objdump python3; do
 	command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t"; exit 77; }
 done
-work=$(mktemp -d "${TMPDIR:-/tmp}/elf-import.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 99
+test_workdir elf-import
 
 # a2l BLOB ADDR...: pclndump's "-f" answer, one line per address.
 a2l() {

@@ -20,19 +20,10 @@
 # byte-identical to binutils at >= 99.9% of the addresses that agree,
 # and no inlined frame that binutils and llvm both report may be missing.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
-DUMP=$top_builddir/tools/pclndump
+. "${top_srcdir:-.}/tests/lib.sh"
+DUMP=$D
 G=/usr/src/googletest
 STB=/usr/include/stb
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
 for t in addr2line llvm-addr2line objdump python3 gcc g++ clang clang++; do
 	command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t (scripts/setup.sh installs it)"; exit 77; }
 done
@@ -41,8 +32,7 @@ done
 [ -f $STB/stb_image.h ] ||
 	{ echo "SKIP: no $STB (Debian package libstb-dev; scripts/setup.sh)"; exit 77; }
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/real-a2l.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
+test_workdir real-a2l
 
 # --- the programs ---------------------------------------------------------
 gmock_build() {	# CXX OUT
