@@ -9,7 +9,8 @@
 #   inlined calls binutils 2.40 does not read); MIN_AGREE, MIN_DISCR:
 #   the fractions (e.g. 0.9999) the agreement and, for REF binutils, the
 #   byte-identical output with discriminators must reach; C: "-C" if
-#   the answers were demangled.
+#   the answers were demangled (llvm's through c++filt -i, so that one
+#   demangler wrote all three).
 # Exit 0 if both are reached and no inlined frame that binutils and llvm
 # both report is missing, else 1.
 import re
@@ -48,12 +49,26 @@ def loc(s):
     return s
 
 
+DEMANGLED = False
+
+
+def name(n):
+    """With -C, the part suffix as libiberty writes it: llvm's own
+    demangler writes "f() (.cold)" for libiberty's "f() [clone .cold]"."""
+    if DEMANGLED:
+        n = re.sub(r" \((\.[A-Za-z0-9_.]+)\)$", r" [clone \1]", n)
+    return n
+
+
 def plain(frames):
-    return [(n, loc(l)) for n, l in frames]
+    return [(name(n), loc(l)) for n, l in frames]
 
 
 def is_mangled(n):
-    return n.startswith("_Z")
+    """A symbol's name, not a bare DW_AT_name: mangled, or with -C its
+    demangled form (which has the parameter list)."""
+    return n.startswith("_Z") or (DEMANGLED and "(" in n and
+                                  not n.startswith("operator"))
 
 
 def same_modulo_qualified(ours, ref):
@@ -139,7 +154,9 @@ def why_binutils_wrong(b, l):
 
 
 def main():
-    name, fo, fb, fl, ref = sys.argv[1:6]
+    global DEMANGLED
+    title, fo, fb, fl, ref = sys.argv[1:6]
+    DEMANGLED = len(sys.argv) > 8 and sys.argv[8] == "-C"
     min_agree, min_discr = float(sys.argv[6]), float(sys.argv[7])
     ours, bu, ll = records(fo), records(fb), records(fl)
     cats = Counter()
@@ -220,7 +237,7 @@ def main():
     frac = ok / total if total else 0.0
     print("%s: %d addresses; %d agree with %s (%.4f%%), %d differ for an "
           "explained reason, %d unexplained: %.4f%% agree or explained "
-          "(need %.2f%%)" % (name, total, agree, ref,
+          "(need %.2f%%)" % (title, total, agree, ref,
                              100.0 * agree / max(total, 1), explained,
                              total - ok, 100.0 * frac, 100.0 * min_agree))
     for c, n in cats.most_common():

@@ -19,12 +19,13 @@
 # explained reason, the gcc answers with discriminators must be
 # byte-identical to binutils at >= 99.9% of the addresses that agree,
 # and no inlined frame that binutils and llvm both report may be missing.
+# Then all again with -C (demangled) against addr2line -C.
 
 . "${top_srcdir:-.}/tests/lib.sh"
 DUMP=$D
 G=/usr/src/googletest
 STB=/usr/include/stb
-for t in addr2line llvm-addr2line objdump python3 gcc g++ clang clang++; do
+for t in addr2line llvm-addr2line c++filt objdump python3 gcc g++ clang clang++; do
 	command -v $t >/dev/null 2>&1 || { echo "SKIP: no $t (scripts/setup.sh installs it)"; exit 77; }
 done
 [ -f $G/googlemock/src/gmock-all.cc ] ||
@@ -119,6 +120,22 @@ compare() {
 	python3 "$top_srcdir/tests/a2l-agree.py" "$name" "$w.ours" "$w.bu" \
 	    "$w.llvm" "$ref" 0.9999 0.999 ||
 	    fail "$name: below the agreement bar (see the categories above)"
+	# The same, demangled: ours and binutils' with -C (libiberty, the
+	# same flags); llvm's own demangler writes other text for the same
+	# names ("'lambda'()", return types), so its mangled answers go
+	# through c++filt -i, libiberty without the verbose expansions, as
+	# addr2line -C prints them.
+	"$DUMP" addr2line -C -a -f -i -e "$w.pcln" <"$w.addrs" >"$w.oursC" ||
+	    fail "$name: pclndump addr2line -C failed"
+	c++filt -i <"$w.llvm" >"$w.llvmC"
+	if [ "$ref" = binutils ]; then
+		addr2line -C -a -f -i -e "$bin" <"$w.addrs" >"$w.buC"
+	else
+		cp "$w.llvmC" "$w.buC"
+	fi
+	python3 "$top_srcdir/tests/a2l-agree.py" "$name -C" "$w.oursC" \
+	    "$w.buC" "$w.llvmC" "$ref" 0.9999 0.999 -C ||
+	    fail "$name -C: below the agreement bar (see the categories above)"
 }
 
 start=$(date +%s)
