@@ -7,7 +7,7 @@ pkginclude_HEADERS += runtime/pclnrt_format.h runtime/pclnrt.h
 
 pclnrt_sources = runtime/pclnrt_format.h runtime/pclnrt.h \
 	runtime/pclnrt.c runtime/module.c runtime/traceback.c \
-	runtime/checksum.c runtime/inline.c
+	runtime/checksum.c runtime/inline.c runtime/buildid.c
 
 noinst_LTLIBRARIES += runtime/libpclnrt.la
 runtime_libpclnrt_la_SOURCES = runtime/rt_private.h $(pclnrt_sources)

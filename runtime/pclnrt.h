@@ -238,6 +238,33 @@ typedef struct pclnrt_inlcall {
 int pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
     size_t max, size_t *n);
 
+/* --- build-ids --------------------------------------------------------- */
+
+/* Program headers looked at, at most (a bound for corrupt input). */
+#define PCLNRT_MAX_PHNUM	65535u
+
+/* The build-id in a note area NOTES[0..LEN) (a PT_NOTE segment or an
+ * SHT_NOTE section) whose notes are aligned to ALIGN (8, else 4) and
+ * whose words are big-endian if BIG: the descriptor of the first note
+ * named "GNU" of type NT_GNU_BUILD_ID (3).  Returns PCLNRT_OK and
+ * *ID (pointing into NOTES) and *IDLEN, PCLNRT_NOTFOUND if there is
+ * none, PCLNRT_CORRUPT if a note runs past the end before it.  Reads
+ * only NOTES[0..LEN); allocates nothing, takes no lock, safe in a signal
+ * handler; at most LEN / 12 steps. */
+int pclnrt_note_build_id(const void *NOTES, size_t LEN, size_t ALIGN,
+    int BIG, const uint8_t **ID, size_t *IDLEN);
+
+/* The build-id of a loaded object, from its program headers as
+ * dl_iterate_phdr reports them (PHDR, PHNUM, and the load bias BIAS,
+ * dlpi_addr): the first PT_NOTE segment, at BIAS + p_vaddr, holding one.
+ * The headers are the host's (ELF64 on a 64-bit host).  Returns
+ * PCLNRT_OK and *ID (pointing into the loaded object) and *IDLEN, or
+ * PCLNRT_NOTFOUND.  Reads only the headers and the note segments;
+ * allocates nothing, takes no lock, safe in a signal handler; at most
+ * PHNUM (<= PCLNRT_MAX_PHNUM) segments. */
+int pclnrt_phdr_build_id(const void *PHDR, size_t PHNUM, uintptr_t BIAS,
+    const uint8_t **ID, size_t *IDLEN);
+
 /* --- modules ----------------------------------------------------------- */
 
 /* A blob placed in the address space: run-time pc = link-time pc + bias.

@@ -10,6 +10,7 @@
 
 #include "internal.h"
 #include "pcln_elf.h"
+#include "pclnrt.h"
 
 /* ELF constants used here (from the System V ABI). */
 #define EI_CLASS	4
@@ -20,6 +21,7 @@
 #define ELFDATA2LSB	1
 #define ELFDATA2MSB	2
 #define EV_CURRENT	1
+#define SHT_NOTE	7
 #define SHT_NOBITS	8
 #define SHN_UNDEF	0
 #define SHN_LORESERVE	0xff00u
@@ -37,6 +39,7 @@ static const unsigned sh_addr[2] = { 12, 16 };
 static const unsigned sh_offset[2] = { 16, 24 };
 static const unsigned sh_size[2] = { 20, 32 };
 static const unsigned sh_link[2] = { 24, 40 };
+static const unsigned sh_addralign[2] = { 32, 48 };
 
 /* A checked view of the image. */
 struct elf {
@@ -249,6 +252,7 @@ get_section(const struct elf *e, size_t i, pcln_elf_section *sec,
 	sec->addr = loadword(e, s + sh_addr[e->c64]);
 	sec->offset = loadword(e, s + sh_offset[e->c64]);
 	sec->size = loadword(e, s + sh_size[e->c64]);
+	sec->addralign = loadword(e, s + sh_addralign[e->c64]);
 	if (sec->type == SHT_NOBITS)
 		return 0;
 	if (!in_image(e, sec->offset, sec->size)) {
@@ -330,6 +334,29 @@ pcln_elf_find_pcln(const uint8_t *buf, size_t len, pcln_elf_section *sec,
 			return -1;
 		}
 		return 1;
+	}
+	return 0;
+}
+
+int
+pcln_elf_build_id(const uint8_t *buf, size_t len, const uint8_t **id,
+    size_t *idlen, pcln_err *err)
+{
+	struct elf e;
+	size_t i;
+
+	if (elf_open(&e, buf, len, err) < 0)
+		return -1;
+	for (i = 1; i < e.shnum; i++) {
+		pcln_elf_section sec;
+
+		if (pclnrt_load32(shdr(&e, i) + 4, e.big) != SHT_NOTE)
+			continue;
+		if (get_section(&e, i, &sec, err) < 0)
+			return -1;
+		if (pclnrt_note_build_id(sec.data, (size_t)sec.size,
+		    (size_t)sec.addralign, e.big, id, idlen) == PCLNRT_OK)
+			return 1;
 	}
 	return 0;
 }

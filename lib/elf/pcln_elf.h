@@ -53,6 +53,7 @@ typedef struct pcln_elf_section {
 	uint64_t offset;	/* sh_offset: file offset of the data */
 	uint64_t size;		/* sh_size */
 	const uint8_t *data;	/* BUF + offset, or NULL for SHT_NOBITS */
+	uint64_t addralign;	/* sh_addralign */
 } pcln_elf_section;
 
 /* 1 if BUF[0..LEN) starts with the ELF magic "\177ELF", else 0. */
@@ -80,6 +81,12 @@ int pcln_elf_find_section(const uint8_t *buf, size_t len, const char *name,
  * file (SHT_NOBITS). */
 int pcln_elf_find_pcln(const uint8_t *buf, size_t len, pcln_elf_section *sec,
     pcln_err *err);
+
+/* The build-id of BUF[0..LEN): the first NT_GNU_BUILD_ID note in an
+ * SHT_NOTE section (pclnrt_note_build_id).  Returns 1 with *ID (into
+ * BUF) and *IDLEN, 0 if there is none, -1 on a malformed image. */
+int pcln_elf_build_id(const uint8_t *buf, size_t len, const uint8_t **id,
+    size_t *idlen, pcln_err *err);
 
 #ifdef __cplusplus
 }
