@@ -21,18 +21,22 @@ pkginclude_HEADERS += lib/pcln.h
 
 lib_LTLIBRARIES += lib/libpcln.la
 lib_libpcln_la_SOURCES = $(pcln_lib_sources)
-lib_libpcln_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
-lib_libpcln_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS)
+lib_libpcln_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS) $(FIND_CFLAGS)
+lib_libpcln_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS) \
+	$(FIND_LIBS)
 lib_libpcln_la_LDFLAGS = -version-info $(PCLN_LT_VERSION) \
 	-export-symbols-regex '^(pcln_|pclnrt_)'
 
 noinst_LTLIBRARIES += lib/libpcln-internal.la
 lib_libpcln_internal_la_SOURCES = $(pcln_lib_sources)
-lib_libpcln_internal_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS)
-lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS)
+lib_libpcln_internal_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS) \
+	$(FIND_CFLAGS)
+lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS) \
+	$(FIND_LIBS)
 
 include $(srcdir)/lib/elf/elf.mk
 include $(srcdir)/lib/link/link.mk
 include $(srcdir)/lib/go/go.mk
 include $(srcdir)/lib/dwarf/dwarf.mk
 include $(srcdir)/lib/perf/perf.mk
+include $(srcdir)/lib/find/find.mk

@@ -29,6 +29,8 @@
 
 static const char *prog = "pclnld";
 
+#define PCLND_MAX_DEBUG_DIRS	64
+
 static void
 usage(FILE *fp)
 {
@@ -55,6 +57,9 @@ usage(FILE *fp)
 "      --no-inline       with --elf: leave out inlined calls (INLTREE)\n"
 "      --strict          with --elf: damaged debug or frame sections are an\n"
 "                        error, not a warning\n"
+"      --debug-dir DIR   with --elf: look for separate debug files under\n"
+"                        DIR too (DIR/.build-id/xx/yyyy.debug, DIR/PATH/\n"
+"                        LINK), before /usr/lib/debug; repeatable\n"
 "      --map FILE        write a link map to FILE ('-' = stdout)\n"
 "  -v, --verbose         print statistics to standard error\n"
 "      --help            show this help and exit\n"
@@ -62,6 +67,8 @@ usage(FILE *fp)
 "\n"
 "Target options must agree with the inputs' 'target' lines (with --elf\n"
 "and --go: with the program's or table's target).\n"
+"With --elf, debug information not in PROGRAM is looked for by build-id\n"
+"and .gnu_debuglink, and through debuginfod when DEBUGINFOD_URLS is set.\n"
 "Exit status: 0 linked, 1 link error (no output written), 2 usage error.\n",
 	    prog, prog, prog, PCLN_LINK_DEFAULT_PTRSIZE, PCLN_LINK_DEFAULT_QUANTUM,
 	    PCLN_LINK_DEFAULT_TEXT_BASE, PCLN_INDEX_MIN_FUNCS,
@@ -319,6 +326,45 @@ print_dwarf_stats(const pcln_dwarf_stats *d)
 	fprintf(stderr, "%s: %zu functions with discriminators, %zu also "
 	    "described by a unit whose copy was not kept\n", prog, d->ndiscr,
 	    d->nfolded);
+	if (d->nskeleton > 0)
+		fprintf(stderr, "%s: %zu split-DWARF units, %zu of them "
+		    "read\n", prog, d->nskeleton, d->nsplit);
+}
+
+/* Where the search found the DWARF and the symbols (-v), and warnings
+ * when it found less than everything. */
+static void
+print_found(const char *path, const pcln_find_result *f,
+    const pcln_dwarf_stats *st, int verbose)
+{
+	char hex[2 * PCLN_BUILD_ID_MAX + 1];
+
+	if (verbose) {
+		fprintf(stderr, "%s: %s: build-id %s; DWARF: %s%s%s; symbols: "
+		    "%s%s%s%s\n", prog, path, f->build_id_len ?
+		    pcln_build_id_hex(f->build_id, f->build_id_len, hex) :
+		    "none", pcln_route_name(f->route),
+		    f->debug_file[0] ? " " : "", f->debug_file,
+		    pcln_symsrc_name(f->symbols),
+		    f->compressed & PCLN_FOUND_ZLIB ? "; zlib sections" : "",
+		    f->compressed & PCLN_FOUND_ZSTD ? "; zstd sections" : "",
+		    f->compressed & PCLN_FOUND_ZDEBUG ? "; .zdebug sections" :
+		    "");
+		if (f->dwp_file[0])
+			fprintf(stderr, "%s: %s: %zu units from %s\n", prog,
+			    path, f->dwp_units, f->dwp_file);
+	}
+	if (f->route == PCLN_ROUTE_NONE)
+		fprintf(stderr, "%s: warning: %s: no DWARF found, so the "
+		    "table has no file:line and no inlined calls%s%s\n", prog,
+		    path, f->note[0] ? ": " : "", f->note);
+	else if (f->note[0])
+		fprintf(stderr, "%s: warning: %s: %s\n", prog, path, f->note);
+	if (st->nsplit < st->nskeleton)
+		fprintf(stderr, "%s: warning: %s: %zu of %zu split-DWARF units "
+		    "not found (no .dwo file or .dwp package), so their "
+		    "functions have no DWARF names or inlined calls\n", prog,
+		    path, st->nskeleton - st->nsplit, st->nskeleton);
 }
 
 static void
@@ -350,7 +396,8 @@ print_dwarf_summary(const char *path, const pcln_dwarf_stats *d)
  * status. */
 static int
 import_main(int go, const char *path, const char *output,
-    const pcln_link_opts *opts, unsigned dwflags, int verbose)
+    const pcln_link_opts *opts, unsigned dwflags, int verbose,
+    const char *const *debug_dirs)
 {
 	uint8_t *blob = NULL, *data = NULL;
 	size_t len = 0, dlen = 0;
@@ -389,11 +436,23 @@ import_main(int go, const char *path, const char *output,
 	} else {
 #ifdef HAVE_LIBDW
 		pcln_dwarf_stats st;
+		pcln_find_result found;
+		pcln_find_opts fo;
+
+		memset(&fo, 0, sizeof fo);
+		memset(&found, 0, sizeof found);
+		fo.debug_dirs = debug_dirs;
 		if (opts->write_flags & PCLN_WRITE_GO12)
 			dwflags |= PCLN_DWARF_NO_INLINE;
-		if (pcln_dwarf_import_warn(path, dwflags, print_warning, NULL,
-		    &b, &st, &err) < 0)
+		if (pcln_dwarf_import_opts(path, dwflags, &fo, print_warning,
+		    NULL, &b, &st, &found, &err) < 0) {
+			/* No symbols: say where the debug file was looked
+			 * for, too. */
+			if (err.code == PCLN_ENOTFOUND)
+				print_found(path, &found, &st, verbose);
 			goto fail;
+		}
+		print_found(path, &found, &st, verbose);
 		if ((rc = check_target(opts, &st.target, path)) != 0)
 			goto out;
 		rc = 1;
@@ -402,6 +461,7 @@ import_main(int go, const char *path, const char *output,
 		print_dwarf_summary(path, &st);
 #else
 		(void)dwflags;
+		(void)debug_dirs;
 		fprintf(stderr, "%s: --elf: this pclnld was built without "
 		    "libdw (configure --without-libdw)\n", prog);
 		goto out;
@@ -437,6 +497,8 @@ struct args {
 	pcln_link_opts opts;
 	const char *output, *mapfile, *import;
 	int import_go, no_inline, strict, verbose;
+	const char *dirs[PCLND_MAX_DEBUG_DIRS + 1];	/* --debug-dir */
+	int ndirs;
 };
 
 /* Parse the options into *A: -1 to go on, else the exit status (after
@@ -446,7 +508,7 @@ parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_PTRSIZE = 256, O_QUANTUM, O_ENDIAN, O_TEXTBASE, O_GO12,
 	    O_MAP, O_HELP, O_VERSION, O_ELF, O_GO, O_INDEX, O_NOINDEX,
-	    O_CKPT, O_NOINLINE, O_STRICT };
+	    O_CKPT, O_NOINLINE, O_STRICT, O_DEBUGDIR };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "ptrsize", required_argument, NULL, O_PTRSIZE },
@@ -458,6 +520,7 @@ parse_args(int argc, char **argv, struct args *a)
 		{ "no-index", no_argument, NULL, O_NOINDEX },
 		{ "checkpoints", required_argument, NULL, O_CKPT },
 		{ "no-inline", no_argument, NULL, O_NOINLINE },
+		{ "debug-dir", required_argument, NULL, O_DEBUGDIR },
 		{ "strict", no_argument, NULL, O_STRICT },
 		{ "map", required_argument, NULL, O_MAP },
 		{ "elf", required_argument, NULL, O_ELF },
@@ -529,6 +592,11 @@ parse_args(int argc, char **argv, struct args *a)
 		case O_STRICT:
 			a->strict = 1;
 			break;
+		case O_DEBUGDIR:
+			if (a->ndirs == PCLND_MAX_DEBUG_DIRS)
+				return bad_usage("more than 64 --debug-dir");
+			a->dirs[a->ndirs++] = optarg;
+			break;
 		case O_MAP:
 			a->mapfile = optarg;
 			break;
@@ -592,15 +660,19 @@ main(int argc, char **argv)
 		if ((a.no_inline || a.strict) && a.import_go)
 			return bad_usage(a.no_inline ? "--no-inline is for "
 			    "--elf" : "--strict is for --elf");
+		if (a.ndirs > 0 && a.import_go)
+			return bad_usage("--debug-dir is for --elf");
 		return import_main(a.import_go, a.import, output, &opts,
 		    (a.no_inline ? PCLN_DWARF_NO_INLINE : 0) |
-		    (a.strict ? PCLN_DWARF_STRICT : 0), verbose);
+		    (a.strict ? PCLN_DWARF_STRICT : 0), verbose, a.dirs);
 	}
 	if (optind >= argc)
 		return bad_usage("no input files");
 	if (a.no_inline || a.strict)
 		return bad_usage(a.no_inline ? "--no-inline is for --elf" :
 		    "--strict is for --elf");
+	if (a.ndirs > 0)
+		return bad_usage("--debug-dir is for --elf");
 	if ((l = pcln_link_new(&opts, &err)) == NULL)
 		goto fail;
 	for (i = optind; i < argc; i++)

@@ -1,7 +1,9 @@
 /* dwarf.c -- import an ELF program's symbols, line table, CFI and
  * inline tree into a pcln builder, through elfutils' libelf and libdw
- * (pcln_dwarf.h).  This file is the driver: it opens the file, sets the
- * target and runs the passes in order (dwarf_internal.h lists them):
+ * (pcln_dwarf.h).  This file is the driver: it takes the file and its
+ * DWARF from lib/find's search (pcln_find.h: the DWARF may be in a
+ * separate debug file, compressed, split or fetched), sets the target
+ * and runs the passes in order (dwarf_internal.h lists them):
  *
  *   1. symbols (dwarf_sym.c)
  *   2. per compile unit: its line rows (dwarf_line.c) and subprograms
@@ -11,11 +13,8 @@
  */
 #include <config.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "dwarf_internal.h"
 
@@ -76,12 +75,18 @@ set_target(struct imp *im)
 	return 0;
 }
 
-/* Open the DWARF and the CFI; a section libdw refuses is a warning. */
+/* The DWARF (lib/find opened it) and the CFI; a section libdw refuses
+ * is a warning. */
 static int
 open_debug(struct imp *im)
 {
-	if ((im->dw = dwarf_begin_elf(im->elf, DWARF_C_READ, NULL)) == NULL &&
-	    im->st->debug_info > 0 &&
+	if ((im->dw = pcln_debuginfo_dwarf(im->di)) != NULL) {
+		/* The sizes of the file the DWARF is in. */
+		Elf *de = dwarf_getelf(im->dw);
+		im->st->debug_line = section_size(de, ".debug_line");
+		im->st->debug_info = section_size(de, ".debug_info");
+		im->st->debug_frame = section_size(de, ".debug_frame");
+	} else if (im->st->debug_info > 0 &&
 	    pclni_dw_damage(im, ".debug_info", 0, "libdw cannot read the "
 	    "debug information (%s); functions get no lines, DWARF names or "
 	    "inlined calls", dwarf_errmsg(-1)) < 0)
@@ -122,6 +127,19 @@ add_unit(struct imp *im, Dwarf_Off off, size_t hsize, Dwarf_Off abbrev)
 	un->off = off;
 	un->compdir = pclni_dw_comp_dir(&die);
 	un->mangles = pclni_dw_lang_mangles(&die);
+	/* Split DWARF: the skeleton has the line table, its split unit (a
+	 * .dwo file or a .dwp package, which libdw found) the subprograms
+	 * and the language. */
+	if (utype == DW_UT_skeleton) {
+		im->st->nskeleton++;
+		if (dwarf_cu_info(die.cu, NULL, NULL, NULL, &un->split, NULL,
+		    NULL, NULL) == 0 &&
+		    dwarf_tag(&un->split) == DW_TAG_compile_unit) {
+			un->has_split = 1;
+			un->mangles = pclni_dw_lang_mangles(&un->split);
+			im->st->nsplit++;
+		}
+	}
 	return 0;
 }
 
@@ -267,14 +285,9 @@ cleanup(struct imp *im)
 	size_t i;
 	int k;
 
-	if (im->dw != NULL)
-		dwarf_end(im->dw);
 	if (im->cfi_eh != NULL)
 		dwarf_cfi_end(im->cfi_eh);
-	if (im->elf != NULL)
-		elf_end(im->elf);
-	if (im->fd >= 0)
-		close(im->fd);
+	free(im->code);
 	free(im->syms);
 	free(im->units);
 	free(im->rows);
@@ -292,7 +305,7 @@ cleanup(struct imp *im)
 }
 
 int
-pcln_dwarf_import_warn(const char *path, unsigned flags,
+pcln_dwarf_import_debuginfo(pcln_debuginfo *di, unsigned flags,
     pcln_dwarf_warn_fn *warn, void *arg, pcln_builder **out,
     pcln_dwarf_stats *stats, pcln_err *err)
 {
@@ -304,23 +317,15 @@ pcln_dwarf_import_warn(const char *path, unsigned flags,
 	*out = NULL;
 	memset(&im, 0, sizeof im);
 	memset(&st, 0, sizeof st);
-	im.path = path;
+	im.di = di;
+	im.path = pcln_debuginfo_path(di);
+	im.elf = pcln_debuginfo_elf(di);
 	im.flags = flags;
 	im.warn = warn;
 	im.warn_arg = arg;
 	im.st = &st;
 	im.err = err;
-	elf_version(EV_CURRENT);
-	if ((im.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return pclni_seterr(err, PCLN_EIO, -1, "%s: %s", path,
-		    strerror(errno));
-	if ((im.elf = elf_begin(im.fd, ELF_C_READ_MMAP, NULL)) == NULL ||
-	    elf_kind(im.elf) != ELF_K_ELF)
-		rc = pclni_seterr(err, PCLN_EHEADER, 0,
-		    "%s: not an ELF file (expected the ELF magic \\177ELF)",
-		    path);
-	else
-		rc = run(&im);
+	rc = run(&im);
 	if (rc < 0) {
 		pcln_builder_free(im.b);
 		im.b = NULL;
@@ -330,6 +335,39 @@ pcln_dwarf_import_warn(const char *path, unsigned flags,
 		*stats = st;
 	cleanup(&im);
 	return rc;
+}
+
+int
+pcln_dwarf_import_opts(const char *path, unsigned flags,
+    const pcln_find_opts *opts, pcln_dwarf_warn_fn *warn, void *arg,
+    pcln_builder **out, pcln_dwarf_stats *stats, pcln_find_result *found,
+    pcln_err *err)
+{
+	pcln_debuginfo *di;
+	int rc;
+
+	*out = NULL;
+	if (stats != NULL)
+		memset(stats, 0, sizeof *stats);
+	if ((di = pcln_debuginfo_open(path, opts, err)) == NULL)
+		return -1;
+	if (found != NULL)
+		*found = *pcln_debuginfo_result(di);
+	rc = pcln_dwarf_import_debuginfo(di, flags, warn, arg, out, stats,
+	    err);
+	pcln_debuginfo_close(di);
+	return rc;
+}
+
+int
+pcln_dwarf_import_warn(const char *path, unsigned flags,
+    pcln_dwarf_warn_fn *warn, void *arg, pcln_builder **out,
+    pcln_dwarf_stats *stats, pcln_err *err)
+{
+	static const pcln_find_opts self = { NULL, PCLN_FIND_NO_SEARCH };
+
+	return pcln_dwarf_import_opts(path, flags, &self, warn, arg, out,
+	    stats, NULL, err);
 }
 
 int

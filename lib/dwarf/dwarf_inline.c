@@ -73,7 +73,8 @@ call_site(struct inlwalk *w, Dwarf_Die *die, int32_t *line)
 	const char *file = NULL;
 
 	if (un->files == NULL &&
-	    dwarf_getsrcfiles(&un->die, &un->files, &un->nfiles) != 0)
+	    dwarf_getsrcfiles(un->has_split ? &un->split : &un->die,
+	    &un->files, &un->nfiles) != 0)
 		un->files = NULL, un->nfiles = 0;
 	if (dwarf_attr(die, DW_AT_call_file, &a) != NULL &&
 	    dwarf_formudata(&a, &cf) == 0 && un->files != NULL &&

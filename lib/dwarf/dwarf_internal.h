@@ -28,6 +28,7 @@
 
 #include "internal.h"
 #include "pcln_dwarf.h"
+#include "pcln_find.h"
 
 struct sym {
 	uint64_t addr, size, secend;
@@ -46,6 +47,8 @@ struct unit {
 				 * mangle_style != 0): C++, D, Rust, ... */
 	Dwarf_Files *files;	/* for DW_AT_call_file, or NULL */
 	size_t nfiles;
+	Dwarf_Die split;	/* a skeleton's split unit (.dwo/.dwp) */
+	int has_split;
 };
 
 /* A line-table interval: FILE:LINE holds for [START, END). */
@@ -95,9 +98,10 @@ enum { P_SP, P_CFA, P_FPSAVE };
 
 struct imp {
 	const char *path;
-	int fd;
-	Elf *elf;
-	Dwarf *dw;
+	pcln_debuginfo *di;	/* the file and its debug information
+				 * (lib/find), which owns ELF and DW */
+	Elf *elf;		/* the file */
+	Dwarf *dw;		/* its DWARF, wherever it was found */
 	Dwarf_CFI *cfi_eh, *cfi_dbg;
 	pcln_builder *b;
 	pcln_dwarf_stats *st;
@@ -107,6 +111,8 @@ struct imp {
 	void *warn_arg;
 	struct sym *syms;
 	size_t nsyms, capsyms;
+	struct { uint64_t lo, hi; size_t ndx; } *code;	/* code sections */
+	size_t ncode, capcode;
 	struct unit *units;
 	size_t nunits, capunits;
 	struct lrow *rows;

@@ -149,7 +149,9 @@ walk(struct imp *im, uint32_t u, Dwarf_Die *parent, Dwarf_Off scope,
 int
 pclni_dw_unit_subprograms(struct imp *im, uint32_t u)
 {
-	return walk(im, u, &im->units[u].die, 0, 0);
+	struct unit *un = &im->units[u];
+
+	return walk(im, u, un->has_split ? &un->split : &un->die, 0, 0);
 }
 
 static int

@@ -131,16 +131,56 @@ add_sym(struct imp *im, const GElf_Sym *s, const char *name,
 	return 0;
 }
 
-/* Collect function symbols from the symbol table of type TYPE: 1 if
- * there is one, 0 if not, -1 on error. */
+/* The file's executable sections, by address: where a symbol of
+ * another file (a debug file's, MiniDebugInfo's) has its code. */
 static int
-read_symtab(struct imp *im, Elf64_Word type, struct extent *ext,
+find_code(struct imp *im)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(im->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) == NULL ||
+		    !(sh.sh_flags & SHF_EXECINSTR) || !(sh.sh_flags & SHF_ALLOC))
+			continue;
+		if (pclni_grow(&im->code, &im->capcode, im->ncode + 1,
+		    sizeof *im->code) < 0)
+			return pclni_dw_nomem(im);
+		im->code[im->ncode].lo = sh.sh_addr;
+		im->code[im->ncode].hi = sh.sh_addr + sh.sh_size;
+		im->code[im->ncode++].ndx = elf_ndxscn(scn);
+	}
+	return 0;
+}
+
+/* The index of the file's executable section holding ADDR, or 0. */
+static size_t
+code_ndx(const struct imp *im, uint64_t addr)
+{
+	size_t k;
+
+	for (k = 0; k < im->ncode; k++)
+		if (addr >= im->code[k].lo && addr < im->code[k].hi)
+			return im->code[k].ndx;
+	return 0;
+}
+
+/* Collect function symbols from the symbol table of type TYPE in SRC
+ * (the file, or its debug file or MiniDebugInfo, whose sections have no
+ * bytes: the code is the file's, at the same address): 1 if there is
+ * one, 0 if not, -1 on error. */
+static int
+read_symtab(struct imp *im, Elf *src, Elf64_Word type, struct extent *ext,
     size_t shnum, size_t fsize)
 {
 	Elf_Scn *scn = NULL;
+	size_t srcnum = shnum;
 	int found = 0;
 
-	while ((scn = elf_nextscn(im->elf, scn)) != NULL) {
+	if (src != im->elf && elf_getshdrnum(src, &srcnum) != 0)
+		return 0;
+	while ((scn = elf_nextscn(src, scn)) != NULL) {
 		GElf_Shdr sh;
 		Elf_Data *data;
 		size_t i, n;
@@ -155,24 +195,34 @@ read_symtab(struct imp *im, Elf64_Word type, struct extent *ext,
 		for (i = 1; i < n; i++) {
 			GElf_Sym s;
 			const char *name;
+			size_t ndx;
 			int t;
 
 			if (gelf_getsym(data, (int)i, &s) == NULL)
 				continue;
 			t = GELF_ST_TYPE(s.st_info);
 			if ((t != STT_FUNC && t != STT_GNU_IFUNC) ||
-			    s.st_shndx == SHN_UNDEF || s.st_shndx >= shnum ||
+			    s.st_shndx == SHN_UNDEF || s.st_shndx >= srcnum ||
 			    s.st_shndx >= SHN_LORESERVE)
 				continue;
-			if (code_extent(im, s.st_shndx, &ext[s.st_shndx],
-			    fsize) < 0)
+			ndx = s.st_shndx;
+			if (src != im->elf) {
+				Elf_Scn *ss = elf_getscn(src, ndx);
+				GElf_Shdr ssh;
+				if (ss == NULL || gelf_getshdr(ss, &ssh) == NULL ||
+				    !(ssh.sh_flags & SHF_EXECINSTR) ||
+				    (ndx = code_ndx(im, s.st_value)) == 0 ||
+				    ndx >= shnum)
+					continue;
+			}
+			if (code_extent(im, ndx, &ext[ndx], fsize) < 0)
 				return -1;
-			if (ext[s.st_shndx].hi == 0)
+			if (ext[ndx].hi == 0)
 				continue;
-			name = elf_strptr(im->elf, sh.sh_link, s.st_name);
+			name = elf_strptr(src, sh.sh_link, s.st_name);
 			if (name == NULL || name[0] == 0)
 				continue;
-			if (add_sym(im, &s, name, &ext[s.st_shndx]) < 0)
+			if (add_sym(im, &s, name, &ext[ndx]) < 0)
 				return -1;
 		}
 	}
@@ -224,8 +274,10 @@ int
 pclni_dw_read_symbols(struct imp *im)
 {
 	struct extent *ext;
-	size_t shnum, fsize;
-	int r;
+	size_t shnum, fsize, i;
+	unsigned type;
+	Elf *src;
+	int r = 0;
 
 	if (elf_getshdrnum(im->elf, &shnum) != 0)
 		return pclni_seterr(im->err, PCLN_EHEADER, -1,
@@ -233,11 +285,15 @@ pclni_dw_read_symbols(struct imp *im)
 		    elf_errmsg(-1));
 	if (elf_rawfile(im->elf, &fsize) == NULL)
 		fsize = 0;
+	if (find_code(im) < 0)
+		return -1;
 	if ((ext = calloc(shnum + 1, sizeof *ext)) == NULL)
 		return pclni_dw_nomem(im);
-	r = read_symtab(im, SHT_SYMTAB, ext, shnum, fsize);
-	if (r == 0)
-		r = read_symtab(im, SHT_DYNSYM, ext, shnum, fsize);
+	/* Every symbol table the search chose (pcln_find.h): the file's
+	 * .symtab, or its debug file's, or .dynsym and MiniDebugInfo's. */
+	for (i = 0; r >= 0 &&
+	    (src = pcln_debuginfo_symtab(im->di, i, &type)) != NULL; i++)
+		r = read_symtab(im, src, type, ext, shnum, fsize);
 	free(ext);
 	if (r < 0)
 		return -1;
@@ -245,6 +301,7 @@ pclni_dw_read_symbols(struct imp *im)
 	if (im->nsyms == 0)
 		return pclni_seterr(im->err, PCLN_ENOTFOUND, -1,
 		    "%s: no function symbols (expected STT_FUNC symbols in "
-		    ".symtab or .dynsym)", im->path);
+		    ".symtab or .dynsym, or in a debug file or MiniDebugInfo)",
+		    im->path);
 	return 0;
 }

@@ -62,6 +62,7 @@
 #include <stdint.h>
 
 #include "pcln.h"
+#include "pcln_find.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -109,6 +110,9 @@ typedef struct pcln_dwarf_stats {
 	size_t ndiscr;			/* functions with discriminators */
 	size_t nfolded;			/* functions also described by a
 					 * unit whose copy was not kept */
+	size_t nskeleton;		/* split-DWARF skeleton units */
+	size_t nsplit;			/* of which their split unit was
+					 * read (.dwo or .dwp) */
 } pcln_dwarf_stats;
 
 /* A warning: MSG names the file, the section and the byte offset of
@@ -116,12 +120,14 @@ typedef struct pcln_dwarf_stats {
 typedef void pcln_dwarf_warn_fn(void *arg, const char *msg);
 
 /* Import the ELF file PATH (an executable or shared object) into a new
- * builder stored in *OUT, with FLAGS (PCLN_DWARF_*).  The target is the
- * file's pointer size and byte order, quantum 1 on x86, 4 on arm64, 2 on
- * riscv, else 1.  STATS, if not NULL, is filled.  A file without
- * DWARF still gives functions and (from .eh_frame) pcsp.  Returns 0, or
- * -1 with *OUT NULL and ERR filled (PCLN_EIO: cannot open; PCLN_EHEADER:
- * not ELF; PCLN_ENOTFOUND: no function symbols). */
+ * builder stored in *OUT, with FLAGS (PCLN_DWARF_*), reading the file's
+ * own sections only.  The target is the file's pointer size and byte
+ * order, quantum 1 on x86, 4 on arm64, 2 on riscv, else 1.  STATS, if
+ * not NULL, is filled.  A file without DWARF still gives functions and
+ * (from .eh_frame) pcsp.  The table records the file's build-id
+ * (BUILDID).  Returns 0, or -1 with *OUT NULL and ERR filled (PCLN_EIO:
+ * cannot open; PCLN_EHEADER: not ELF; PCLN_ENOTFOUND: no function
+ * symbols). */
 int pcln_dwarf_import(const char *path, unsigned flags,
     pcln_builder **out, pcln_dwarf_stats *stats, pcln_err *err);
 
@@ -131,6 +137,22 @@ int pcln_dwarf_import(const char *path, unsigned flags,
  * them; STATS->nwarnings counts all).  With PCLN_DWARF_STRICT in FLAGS
  * the first one is an error instead (PCLN_EDAMAGED). */
 int pcln_dwarf_import_warn(const char *path, unsigned flags,
+    pcln_dwarf_warn_fn *warn, void *arg, pcln_builder **out,
+    pcln_dwarf_stats *stats, pcln_err *err);
+
+/* pcln_dwarf_import_warn with the debug information searched for as
+ * OPTS says (pcln_find.h; NULL: the defaults): a separate debug file,
+ * compressed sections, MiniDebugInfo's symbols, split units.  FOUND, if
+ * not NULL, gets what the search found (its note says where it looked
+ * when it found nothing). */
+int pcln_dwarf_import_opts(const char *path, unsigned flags,
+    const pcln_find_opts *opts, pcln_dwarf_warn_fn *warn, void *arg,
+    pcln_builder **out, pcln_dwarf_stats *stats, pcln_find_result *found,
+    pcln_err *err);
+
+/* The same from a file already opened and searched (DI stays the
+ * caller's). */
+int pcln_dwarf_import_debuginfo(pcln_debuginfo *di, unsigned flags,
     pcln_dwarf_warn_fn *warn, void *arg, pcln_builder **out,
     pcln_dwarf_stats *stats, pcln_err *err);
 
