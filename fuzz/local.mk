@@ -8,7 +8,7 @@
 fuzz_targets = fuzz/fuzz_blob fuzz/fuzz_runtime fuzz/fuzz_desc \
 	fuzz/fuzz_varint fuzz/fuzz_elf fuzz/fuzz_goimport fuzz/fuzz_perf
 if HAVE_LIBDW
-fuzz_targets += fuzz/fuzz_dwarf
+fuzz_targets += fuzz/fuzz_dwarf fuzz/fuzz_dwp
 endif
 
 if FUZZING
@@ -43,6 +43,10 @@ fuzz_fuzz_perf_LDADD = $(fuzz_libs)
 fuzz_fuzz_dwarf_SOURCES = fuzz/fuzz_dwarf.c fuzz/fuzz.h
 fuzz_fuzz_dwarf_LDFLAGS = $(FUZZ_LDFLAGS)
 fuzz_fuzz_dwarf_LDADD = $(fuzz_libs) $(LIBDW_LIBS)
+
+fuzz_fuzz_dwp_SOURCES = fuzz/fuzz_dwp.c fuzz/fuzz.h
+fuzz_fuzz_dwp_LDFLAGS = $(FUZZ_LDFLAGS)
+fuzz_fuzz_dwp_LDADD = $(fuzz_libs) $(LIBDW_LIBS)
 
 EXTRA_DIST += fuzz/corpus scripts/fuzz.sh scripts/sanitize.sh
 

@@ -28,6 +28,7 @@ targets="fuzz_blob fuzz_runtime fuzz_desc fuzz_varint fuzz_elf fuzz_goimport
 fuzz_perf"
 # The DWARF importer's target exists when configure found libdw.
 [ ! -x "$b/fuzz/fuzz_dwarf" ] || targets="$targets fuzz_dwarf"
+[ ! -x "$b/fuzz/fuzz_dwp" ] || targets="$targets fuzz_dwp"
 out=$b/fuzz-out
 rm -rf "$out"
 fails=0

@@ -10,12 +10,16 @@ top=$(pwd)
 # perf script (tests/perf-record.sh).
 # googletest, libstb-dev: the real C++ and C programs tests/real-a2l.sh
 # builds from their sources.
+# debuginfod ... xz-utils: finding debug information (lib/find): debuginfod
+# and its client library, libzstd and liblzma, eu-addr2line, libc's debug
+# files.
 pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
 libdw-dev libelf-dev binutils python3 golang-go clang libclang-rt-14-dev
 gdb llvm
 libiberty-dev
 linux-perf
-googletest libstb-dev"
+googletest libstb-dev
+debuginfod libdebuginfod-dev libzstd-dev liblzma-dev elfutils libc6-dbg xz-utils"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||

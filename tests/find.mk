@@ -1,0 +1,14 @@
+## tests/find.mk -- finding debug information and the table cache
+## (lib/find, issue 15), included by tests/local.mk.
+##
+## tests/find-routes.sh: one program built every way it may ship
+##   (stripped, build-id directory, debuglink, compressed, MiniDebugInfo,
+##   .dwo, .dwp) answers as its -g build.
+## tests/find-debuginfod.sh: the same through a real debuginfod server,
+##   and a server that is down, slow or answers 404.
+
+EXTRA_DIST += tests/find/prog.h tests/find/prog.c tests/find/prog_util.c
+dist_check_SCRIPTS += tests/find-routes.sh tests/find-debuginfod.sh
+if HAVE_LIBDW
+TESTS += tests/find-routes.sh tests/find-debuginfod.sh
+endif
