@@ -15,7 +15,8 @@ pcln_lib_sources = \
 	lib/build_write.c \
 	lib/build_trailer.c \
 	lib/verify.c \
-	lib/reader.c
+	lib/reader.c \
+	lib/buildid.c
 
 pkginclude_HEADERS += lib/pcln.h
 

@@ -58,7 +58,8 @@ extern "C" {
 	X(PCLN_ENOTFOUND,	"not found") \
 	X(PCLN_EMATH,		"internal layout error") \
 	X(PCLN_EUNSUPPORTED,	"unsupported") \
-	X(PCLN_EDAMAGED,	"damaged input section")
+	X(PCLN_EDAMAGED,	"damaged input section") \
+	X(PCLN_EBUILDID,	"build-id mismatch")
 
 #define PCLN_ERROR_ENUM_(code, msg) code,
 enum pcln_errcode { PCLN_ERROR_LIST(PCLN_ERROR_ENUM_) PCLN_NERRORS };
@@ -309,6 +310,17 @@ void pcln_get_info(const pcln_table *t, pcln_info *info);
 size_t pcln_nsections(const pcln_table *t);
 int pcln_get_section(const pcln_table *t, size_t i, uint32_t *tag,
     uint32_t *off, uint32_t *size);
+
+/* The build-id the table records (its BUILDID section, doc/FORMAT.md):
+ * 1 with *ID (into the blob) and *LEN, 0 if it has none (or the section
+ * is not 1 to PCLN_BUILDID_MAX bytes). */
+int pcln_get_build_id(const pcln_table *t, const uint8_t **id, size_t *len);
+/* Is T the table for the object with build-id ID[0..LEN) (its
+ * NT_GNU_BUILD_ID note)?  0 if the table records that build-id; else -1
+ * with ERR (PCLN_EBUILDID) giving both in hex ("table is for build-id
+ * X; the object's is Y"), or saying which side has none. */
+int pcln_check_build_id(const pcln_table *t, const uint8_t *id, size_t len,
+    pcln_err *err);
 
 typedef struct pcln_func {
 	size_t index;

@@ -579,3 +579,23 @@ stop:
 	free(match);
 	return count;
 }
+
+int
+pcln_get_build_id(const pcln_table *t, const uint8_t **id, size_t *len)
+{
+	size_t i, n = pcln_nsections(t);
+
+	for (i = 0; i < n; i++) {
+		uint32_t tag, off, size;
+
+		if (pcln_get_section(t, i, &tag, &off, &size) < 0 ||
+		    tag != PCLN_SECT_BUILDID)
+			continue;
+		if (size == 0 || size > PCLN_BUILDID_MAX)
+			return 0;
+		*id = t->b + off;
+		*len = size;
+		return 1;
+	}
+	return 0;
+}

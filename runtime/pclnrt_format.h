@@ -235,6 +235,14 @@
 	(2 * (((uint64_t)(count) * (w) + 3) & ~(uint64_t)3) + \
 	 4 * (uint64_t)(count))
 
+/* Trailer section 5, BUILDID: the build-id of the object the table
+ * describes, the descriptor of its NT_GNU_BUILD_ID note, as it is (1 to
+ * PCLN_BUILDID_MAX bytes; the section's size is its length).  Readers
+ * compare it with the object's note before they trust the table for it
+ * (pclnrt_check_build_id, pcln_check_build_id). */
+#define PCLN_SECT_BUILDID	5u
+#define PCLN_BUILDID_MAX	64u
+
 /* pcsp value for "not known here" (pclnld --elf writes it where the CFA
  * is not sp-based): pclnrt_traceback stops (PCLNRT_STOP_NO_SP) unless
  * the CFA-rule pcdata below says where the frame is. */

@@ -6,9 +6,13 @@
 ##   .dwo, .dwp) answers as its -g build.
 ## tests/find-debuginfod.sh: the same through a real debuginfod server,
 ##   and a server that is down, slow or answers 404.
+## tests/find-libc.sh: Debian's libc.so.6 with libc6-dbg, through the
+##   cache, against eu-addr2line and gdb.
 
 EXTRA_DIST += tests/find/prog.h tests/find/prog.c tests/find/prog_util.c
-dist_check_SCRIPTS += tests/find-routes.sh tests/find-debuginfod.sh
+dist_check_SCRIPTS += tests/find-routes.sh tests/find-debuginfod.sh \
+	tests/find-libc.sh
 if HAVE_LIBDW
-TESTS += tests/find-routes.sh tests/find-debuginfod.sh
+TESTS += tests/find-routes.sh tests/find-debuginfod.sh \
+	tests/find-libc.sh
 endif

@@ -72,7 +72,7 @@ TESTS += tests/pclndump/check_elf
 # on blobs with an inline tree, white-box.
 check_PROGRAMS += tests/pclndump/check_size
 tests_pclndump_check_size_SOURCES = tests/pclndump/check_size.c \
-	tools/dump_size.c tools/dump_input.c tools/dump.h \
+	tools/dump_size.c tools/dump_input.c tools/dump_find.c tools/dump.h \
 	tools/readfile.h tools/readfile.c
 tests_pclndump_check_size_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_pclndump_check_size_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)

@@ -31,6 +31,42 @@ void dump_error(const char *fmt, ...)
 
 /* --- input ----------------------------------------------------------- */
 
+/* Where an ELF file with no table section gets one (dump_input.c): a
+ * table converted from its symbols and debug information through the
+ * cache (lib/find; --cache DIR, --no-cache, --debug-dir DIR), or the
+ * table file given with --table FILE, refused unless it records the
+ * file's build-id.  Set by the options before dump_open. */
+typedef struct dump_find {
+	const char *cache;		/* NULL: the default directory */
+	int no_cache;
+	const char *dirs[65];		/* --debug-dir, NULL-terminated */
+	int ndirs;
+	const char *table;		/* --table FILE */
+} dump_find;
+extern dump_find dump_find_opts;
+
+/* getopt_long entries and codes for those options. */
+#define DUMP_OPT_CACHE		0x300
+#define DUMP_OPT_NO_CACHE	0x301
+#define DUMP_OPT_DEBUG_DIR	0x302
+#define DUMP_OPT_TABLE		0x303
+#define DUMP_FIND_LONGOPTS \
+	{ "cache", required_argument, NULL, DUMP_OPT_CACHE }, \
+	{ "no-cache", no_argument, NULL, DUMP_OPT_NO_CACHE }, \
+	{ "debug-dir", required_argument, NULL, DUMP_OPT_DEBUG_DIR }, \
+	{ "table", required_argument, NULL, DUMP_OPT_TABLE }
+/* Take option C (a DUMP_OPT_* code) with ARG: 0, or an exit status after
+ * the message. */
+int dump_find_option(int c, const char *arg);
+struct dump_input;
+/* IN's table for the ELF file PATH, which has no table section: 0 (IN's
+ * BLOB set), or an exit status after the message. */
+int dump_find_table(struct dump_input *in, const char *path);
+/* With --table: 0 if IN's table records IN->program's build-id, else an
+ * exit status after a message naming both. */
+int dump_find_check(struct dump_input *in);
+void dump_find_release(struct dump_input *in);
+
 typedef struct dump_input {
 	const char *path;
 	uint8_t *file;		/* the whole file */
@@ -52,6 +88,8 @@ typedef struct dump_input {
 	int is_go;
 	pcln_go_info go;
 	int trusted;		/* opened without the verifier (DUMP_OPEN_LAZY) */
+	void *cached;		/* the pcln_cached holding BLOB, or NULL */
+	const char *program;	/* with --table: the ELF file it is for */
 } dump_input;
 
 /* Read PATH ("-" is stdin) and find the blob: the whole file, or the

@@ -319,6 +319,7 @@ dump_addr2line(int argc, char **argv, int verify, int demangle)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'v' },
 		{ "verify", no_argument, NULL, OPT_VERIFY },
+		DUMP_FIND_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
 	struct a2l a;
@@ -347,6 +348,11 @@ dump_addr2line(int argc, char **argv, int verify, int demangle)
 		case 'r': dump_demangle_recurse_limit(0); break;
 		case 's': a.basenames = 1; break;
 		case OPT_VERIFY: a.verify = 1; break;
+		case DUMP_OPT_CACHE: case DUMP_OPT_NO_CACHE:
+		case DUMP_OPT_DEBUG_DIR: case DUMP_OPT_TABLE:
+			if ((rc = dump_find_option(c, optarg)) != 0)
+				return rc;
+			break;
 		case 'H': case 'h':
 			usage(stdout);
 			return 0;

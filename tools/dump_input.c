@@ -281,6 +281,11 @@ dump_load(dump_input *in, const char *path)
 	int rc;
 
 	memset(in, 0, sizeof *in);
+	if (dump_find_opts.table != NULL) {
+		/* --table FILE: FILE is PATH's table. */
+		in->program = path;
+		path = dump_find_opts.table;
+	}
 	in->path = path;
 	if ((rc = load_file(in, path)) != 0)
 		return rc;
@@ -313,11 +318,13 @@ dump_load(dump_input *in, const char *path)
 				return DUMP_EXIT_CORRUPT;
 			}
 		}
-		if (rc == 0) {
-			dump_error("%s: ELF file has no %s or %s section", path,
-			    PCLN_ELF_SECTION, PCLN_ELF_GO_SECTION);
-			return DUMP_EXIT_CORRUPT;
-		}
+		/* None: a table made from its symbols and debug
+		 * information (through the cache). */
+		if (rc == 0)
+			return in->program != NULL ?
+			    (dump_error("%s: ELF file has no %s or %s section",
+			    path, PCLN_ELF_SECTION, PCLN_ELF_GO_SECTION),
+			    DUMP_EXIT_CORRUPT) : dump_find_table(in, path);
 		in->blob = in->sec.data;
 		in->len = (size_t)in->sec.size;
 		snprintf(what, sizeof what, "section %s", in->sec.name);
@@ -357,7 +364,7 @@ dump_open_flags(dump_input *in, const char *path, unsigned flags)
 		}
 		in->trusted = 1;
 		pcln_get_info(in->t, &in->info);
-		return 0;
+		return in->program != NULL ? dump_find_check(in) : 0;
 	}
 	in->t = pcln_open(in->blob, in->len, 0, &err);
 	/* A table Go wrote (Go 1.12-1.15 pack funcID and an 8-bit nfuncdata
@@ -372,7 +379,7 @@ dump_open_flags(dump_input *in, const char *path, unsigned flags)
 		    DUMP_EXIT_CORRUPT;
 	}
 	pcln_get_info(in->t, &in->info);
-	return 0;
+	return in->program != NULL ? dump_find_check(in) : 0;
 }
 
 void
@@ -381,6 +388,8 @@ dump_close(dump_input *in)
 	if (in->t != NULL)
 		pcln_close(in->t);
 	free(in->conv);
+	if (in->cached != NULL)
+		dump_find_release(in);
 	if (in->file != NULL) {
 		if (in->mapped)
 			munmap(in->file, in->filelen);

@@ -23,7 +23,12 @@ usage(FILE *f)
 	    "Usage: %s [--json] COMMAND [OPTIONS] FILE [ARGS...]\n"
 	    "Inspect a pcln blob (Go 1.2 pclntab): a raw blob file, or an "
 	    "ELF file\n"
-	    "with a .pcln or .gopclntab section.\n"
+	    "with a .pcln or .gopclntab section.  For an ELF file with "
+	    "neither, the\n"
+	    "table is made from its symbols and debug information (found "
+	    "by build-id,\n"
+	    ".gnu_debuglink or debuginfod) and kept in a cache keyed by "
+	    "build-id.\n"
 	    "\n"
 	    "Commands:\n"
 	    "  summary FILE             header, counts, trailer and size "
@@ -66,6 +71,14 @@ usage(FILE *f)
 	    "rust, dlang, ...);\n"
 	    "                           JSON gets a \"demangled\" field "
 	    "beside each name\n"
+	    "  --cache DIR              the table cache (default "
+	    "$XDG_CACHE_HOME/pcln)\n"
+	    "  --no-cache               make the table, do not cache it\n"
+	    "  --debug-dir DIR          look for debug files under DIR too\n"
+	    "                           (repeatable)\n"
+	    "  --table TABLE            FILE's table is TABLE, refused if "
+	    "made for\n"
+	    "                           another build of FILE\n"
 	    "  -h, --help               this help\n"
 	    "  -V, --version            version\n"
 	    "\n"
@@ -109,6 +122,40 @@ parse_range(const char *s, uint64_t *lo, uint64_t *hi)
 	return 0;
 }
 
+/* --cache DIR (or --cache=DIR), --no-cache, --debug-dir DIR, --table
+ * FILE before the command: -1 if ARGV[*A] is none of them, else 0 (*A
+ * past its argument) or an exit status. */
+static int
+global_find_option(int argc, char **argv, int *a)
+{
+	static const struct { const char *name; int code, arg; } opts[] = {
+		{ "--cache", DUMP_OPT_CACHE, 1 },
+		{ "--no-cache", DUMP_OPT_NO_CACHE, 0 },
+		{ "--debug-dir", DUMP_OPT_DEBUG_DIR, 1 },
+		{ "--table", DUMP_OPT_TABLE, 1 },
+	};
+	size_t k, n;
+	const char *s = argv[*a];
+
+	for (k = 0; k < sizeof opts / sizeof opts[0]; k++) {
+		n = strlen(opts[k].name);
+		if (strncmp(s, opts[k].name, n) != 0 ||
+		    (s[n] != 0 && (s[n] != '=' || !opts[k].arg)))
+			continue;
+		if (!opts[k].arg)
+			return dump_find_option(opts[k].code, NULL);
+		if (s[n] == '=')
+			return dump_find_option(opts[k].code, s + n + 1);
+		if (*a + 1 >= argc) {
+			dump_error("option '%s' needs an argument", s);
+			return DUMP_EXIT_USAGE;
+		}
+		++*a;
+		return dump_find_option(opts[k].code, argv[*a]);
+	}
+	return -1;
+}
+
 enum cmd { C_SUMMARY, C_FUNCTIONS, C_FUNC, C_LOOKUP, C_LINE, C_VERIFY };
 
 static const struct {
@@ -133,6 +180,7 @@ main(int argc, char **argv)
 		{ "range", required_argument, NULL, 'r' },
 		{ "verify", no_argument, NULL, 'y' },
 		{ "demangle", optional_argument, NULL, 'C' },
+		DUMP_FIND_LONGOPTS,
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -165,8 +213,10 @@ main(int argc, char **argv)
 			if (dump_demangle_style(strncmp(argv[a],
 			    "--demangle=", 11) == 0 ? argv[a] + 11 : NULL) < 0)
 				return DUMP_EXIT_USAGE;
-		}
-		else if (strcmp(argv[a], "--help") == 0 ||
+		} else if ((rc = global_find_option(argc, argv, &a)) >= 0) {
+			if (rc > 0)
+				return rc;
+		} else if (strcmp(argv[a], "--help") == 0 ||
 		    strcmp(argv[a], "-h") == 0) {
 			usage(stdout);
 			return 0;
@@ -227,6 +277,11 @@ main(int argc, char **argv)
 				return DUMP_EXIT_USAGE;
 			} else
 				o.has_range = 1;
+			break;
+		case DUMP_OPT_CACHE: case DUMP_OPT_NO_CACHE:
+		case DUMP_OPT_DEBUG_DIR: case DUMP_OPT_TABLE:
+			if ((rc = dump_find_option(c, optarg)) != 0)
+				return rc;
 			break;
 		case 'h':
 			usage(stdout);

@@ -337,7 +337,7 @@ static void
 print_found(const char *path, const pcln_find_result *f,
     const pcln_dwarf_stats *st, int verbose)
 {
-	char hex[2 * PCLN_BUILD_ID_MAX + 1];
+	char hex[2 * PCLN_BUILDID_MAX + 1];
 
 	if (verbose) {
 		fprintf(stderr, "%s: %s: build-id %s; DWARF: %s%s%s; symbols: "

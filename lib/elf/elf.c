@@ -6,7 +6,14 @@
  */
 #include <config.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "internal.h"
 #include "pcln_elf.h"
@@ -359,4 +366,49 @@ pcln_elf_build_id(const uint8_t *buf, size_t len, const uint8_t **id,
 			return 1;
 	}
 	return 0;
+}
+
+int
+pcln_file_build_id(const char *path, uint8_t *id, size_t *len,
+    pcln_err *err)
+{
+	struct stat st;
+	const uint8_t *p;
+	size_t n;
+	void *map;
+	int fd, rc;
+
+	pclni_clearerr(err);
+	*len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return pclni_seterr(err, PCLN_EIO, -1, "%s: %s", path,
+		    strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 16 ||
+	    (uintmax_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return pclni_seterr(err, PCLN_EHEADER, -1,
+		    "%s: not an ELF file (expected a regular file starting "
+		    "with \\177ELF)", path);
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return pclni_seterr(err, PCLN_EIO, -1, "%s: cannot map: %s",
+		    path, strerror(errno));
+	rc = pcln_elf_build_id(map, (size_t)st.st_size, &p, &n, err);
+	if (rc < 0) {
+		char msg[sizeof err->msg];
+
+		if (err != NULL) {
+			snprintf(msg, sizeof msg, "%s", err->msg);
+			pclni_seterr(err, err->code, err->offset, "%s: %s",
+			    path, msg);
+		}
+	} else if (rc == 1 && n <= PCLN_BUILDID_MAX) {
+		memcpy(id, p, n);
+		*len = n;
+	} else
+		rc = 0;
+	munmap(map, (size_t)st.st_size);
+	return rc;
 }

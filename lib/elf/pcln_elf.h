@@ -11,7 +11,8 @@
  * (PCLN_ELF_GO_SECTION).  pcln_elf_find_pcln looks for ".pcln" first,
  * then ".gopclntab".
  *
- * Memory: nothing is allocated; results point into the caller's buffer.
+ * Memory: nothing is allocated; results point into the caller's buffer
+ * (pcln_file_build_id maps the file for the time of the call).
  * Not async-signal-safe by promise (it is in practice: no libc beyond
  * memcmp/strlen/snprintf on error).
  *
@@ -87,6 +88,13 @@ int pcln_elf_find_pcln(const uint8_t *buf, size_t len, pcln_elf_section *sec,
  * BUF) and *IDLEN, 0 if there is none, -1 on a malformed image. */
 int pcln_elf_build_id(const uint8_t *buf, size_t len, const uint8_t **id,
     size_t *idlen, pcln_err *err);
+
+/* The build-id of the ELF file PATH: 1 and ID[0..*LEN) filled (at most
+ * PCLN_BUILDID_MAX, 64, bytes: a longer one counts as none), 0 if it has
+ * none, -1 if it cannot be read or is not ELF.  Maps the file and reads
+ * its notes only. */
+int pcln_file_build_id(const char *path, uint8_t *id, size_t *len,
+    pcln_err *err);
 
 #ifdef __cplusplus
 }

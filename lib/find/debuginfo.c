@@ -95,51 +95,6 @@ pcln_build_id_hex(const uint8_t *id, size_t len, char *buf)
 	return buf;
 }
 
-int
-pcln_file_build_id(const char *path, uint8_t *id, size_t *len,
-    pcln_err *err)
-{
-	struct stat st;
-	const uint8_t *p;
-	size_t n;
-	void *map;
-	int fd, rc;
-
-	pclni_clearerr(err);
-	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return pclni_seterr(err, PCLN_EIO, -1, "%s: %s", path,
-		    strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size < 16 ||
-	    (uintmax_t)st.st_size > SIZE_MAX) {
-		close(fd);
-		return pclni_seterr(err, PCLN_EHEADER, -1,
-		    "%s: not an ELF file (expected a regular file starting "
-		    "with \\177ELF)", path);
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return pclni_seterr(err, PCLN_EIO, -1, "%s: cannot map: %s",
-		    path, strerror(errno));
-	rc = pcln_elf_build_id(map, (size_t)st.st_size, &p, &n, err);
-	if (rc < 0) {
-		char msg[sizeof err->msg];
-
-		if (err != NULL) {
-			snprintf(msg, sizeof msg, "%s", err->msg);
-			pclni_seterr(err, err->code, err->offset, "%s: %s",
-			    path, msg);
-		}
-	} else if (rc == 1 && n <= PCLN_BUILD_ID_MAX) {
-		memcpy(id, p, n);
-		*len = n;
-	} else
-		rc = 0;
-	munmap(map, (size_t)st.st_size);
-	return rc;
-}
-
 /* Does E have DWARF of its own: a .debug_info (or .zdebug_info) with
  * bytes in the file? */
 static int
@@ -258,10 +213,8 @@ debuginfod_note(struct pcln_debuginfo *d, int rc, const char *hex)
 	case ENOSYS:
 		why = "no usable server URL";
 		break;
-	case EPERM:	/* -1: nothing was asked */
-		why = d->dwfl != NULL &&
-		    dwfl_get_debuginfod_client(d->dwfl) == NULL ?
-		    "libdebuginfod is not installed" : "not reached";
+	case EPERM:	/* -1: libdwfl had no client to ask with */
+		why = "not asked (is libdebuginfod installed?)";
 		break;
 	default:
 		why = strerror(-rc);
@@ -354,31 +307,84 @@ take_debug_file(struct pcln_debuginfo *d, int fd, const char *name,
 	return 0;
 }
 
+/* libdwfl's find_debuginfo callback: the build-id directories, then
+ * the debuglink places and debuginfod (dwfl_standard_find_debuginfo).
+ * What it found (a descriptor of our own, its name and the route) or
+ * why not (libdebuginfod's -errno) is kept in D; libdwfl keeps the
+ * descriptor it is given.  Later calls (for a dwz alt file) go to
+ * libdwfl's own search. */
+static int
+find_cb(Dwfl_Module *mod, void **userdata, const char *modname,
+    Dwarf_Addr base, const char *file, const char *link, GElf_Word crc,
+    char **name)
+{
+	struct pcln_debuginfo *d = *userdata;
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int fd = -1;
+
+	if (d == NULL || d->searched)
+		return dwfl_standard_find_debuginfo(mod, userdata, modname,
+		    base, file, link, crc, name);
+	d->searched = 1;
+	d->route = PCLN_ROUTE_BUILDID;
+	if (dwfl_module_build_id(mod, &bits, &vaddr) > 0)
+		fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
+		    file, link, crc, name);
+	if (fd < 0) {
+#ifdef HAVE_LIBDEBUGINFOD
+		debuginfod_client *c = dwfl_get_debuginfod_client(d->dwfl);
+		if (c != NULL) {
+			debuginfod_set_user_data(c, d);
+			debuginfod_set_progressfn(c, progress);
+		}
+#endif
+		free(*name);
+		*name = NULL;
+		errno = 0;
+		fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base,
+		    file, link, crc, name);
+		d->route = *name != NULL ? PCLN_ROUTE_DEBUGLINK :
+		    PCLN_ROUTE_DEBUGINFOD;
+		if (fd >= 0 && d->route == PCLN_ROUTE_DEBUGINFOD &&
+		    d->no_debuginfod) {
+			close(fd);
+			fd = -EINTR;
+		}
+	}
+	d->search_rc = fd;
+	if (fd >= 0) {
+		d->dfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+		if (*name != NULL)
+			d->dname = strdup(*name);
+	}
+	return fd;
+}
+
 /* The search beyond the file itself. */
 static int
 search(struct pcln_debuginfo *d, const pcln_find_opts *o, pcln_err *err)
 {
 	const char *base = strrchr(d->path, '/') + 1;
-	const unsigned char *bits;
-	GElf_Addr vaddr;
 	GElf_Word crc = 0;
 	const char *link;
-	char *dname = NULL;
-	char hex[2 * PCLN_BUILD_ID_MAX + 1];
+	char hex[2 * PCLN_BUILDID_MAX + 1];
 	Dwfl_Module *mod;
-	int fd = -1, dupfd;
-	pcln_route route = PCLN_ROUTE_BUILDID;
+	Dwarf_Addr bias;
+	void **slot;
+	int fd, dupfd;
 	const char *dirs;
 
 	if (make_dipath(d, o, err) < 0)
 		return -1;
 	d->cb.find_elf = dwfl_build_id_find_elf;
-	d->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	d->cb.find_debuginfo = find_cb;
 	d->cb.section_address = dwfl_offline_section_address;
 	d->cb.debuginfo_path = &d->dipath;
 	if ((d->dwfl = dwfl_begin(&d->cb)) == NULL)
 		return pclni_find_nomem(err);
-	if ((dupfd = dup(d->fd)) < 0)
+	/* libdwfl takes this descriptor over. */
+	if ((dupfd = fcntl(d->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return pclni_seterr(err, PCLN_EIO, -1, "%s: %s", d->path,
 		    strerror(errno));
 	mod = dwfl_report_offline(d->dwfl, base, d->path, dupfd);
@@ -388,58 +394,36 @@ search(struct pcln_debuginfo *d, const pcln_find_opts *o, pcln_err *err)
 		    dwfl_errmsg(-1));
 		return 0;
 	}
+	dwfl_module_info(mod, &slot, NULL, NULL, NULL, NULL, NULL, NULL);
+	*slot = d;
+	d->search_rc = -1;
+	(void)dwfl_module_getdwarf(mod, &bias);
+	/* Our descriptor and name are taken; libdwfl's copies go. */
+	*slot = NULL;
+	dwfl_end(d->dwfl);
+	d->dwfl = NULL;
+	fd = d->dfd;
+	d->dfd = -1;
+	if (fd >= 0)
+		return take_debug_file(d, fd, d->dname, d->route, err);
 	pcln_build_id_hex(d->res.build_id, d->res.build_id_len, hex);
 	/* The directories, for the note: dipath past "+:.debug:". */
 	dirs = strlen(d->dipath) > 9 ? d->dipath + 9 : "no debug directory";
-	if (dwfl_module_build_id(mod, &bits, &vaddr) > 0)
-		fd = dwfl_build_id_find_debuginfo(mod, NULL, NULL, 0, NULL,
-		    NULL, 0, &dname);
-	if (fd < 0) {
-#ifdef HAVE_LIBDEBUGINFOD
-		debuginfod_client *c = dwfl_get_debuginfod_client(d->dwfl);
-		if (c != NULL) {
-			debuginfod_set_user_data(c, d);
-			debuginfod_set_progressfn(c, progress);
-		}
-#endif
-		free(dname);
-		dname = NULL;
-		link = dwelf_elf_gnu_debuglink(d->elf, &crc);
-		errno = 0;
-		fd = dwfl_standard_find_debuginfo(mod, NULL, base, 0, d->path,
-		    link, crc, &dname);
-		route = dname != NULL ? PCLN_ROUTE_DEBUGLINK :
-		    PCLN_ROUTE_DEBUGINFOD;
-		if (fd >= 0 && route == PCLN_ROUTE_DEBUGINFOD &&
-		    d->no_debuginfod) {
-			close(fd);
-			fd = -EINTR;
-		}
-		if (fd < 0) {
-			if (d->res.build_id_len > 0)
-				pclni_find_note(d, "no debug file for "
-				    "build-id %s in %s (as .build-id/%.2s/%s"
-				    ".debug)", hex, dirs,
-				    hex, hex + 2);
-			else
-				pclni_find_note(d, "no build-id note, so no "
-				    "build-id lookup");
-			if (link != NULL)
-				pclni_find_note(d, "no file '%s' with CRC "
-				    "0x%08x (.gnu_debuglink) beside the file, "
-				    "in its .debug/ or under %s", link,
-				    (unsigned)crc, dirs);
-			else
-				pclni_find_note(d, "no .gnu_debuglink");
-			if (d->res.build_id_len > 0)
-				debuginfod_note(d, fd, hex);
-			free(dname);
-			return 0;
-		}
-	}
-	fd = take_debug_file(d, fd, dname, route, err);
-	free(dname);
-	return fd;
+	link = dwelf_elf_gnu_debuglink(d->elf, &crc);
+	if (d->res.build_id_len > 0)
+		pclni_find_note(d, "no debug file for build-id %s in %s (as "
+		    ".build-id/%.2s/%s.debug)", hex, dirs, hex, hex + 2);
+	else
+		pclni_find_note(d, "no build-id note, so no build-id lookup");
+	if (link != NULL)
+		pclni_find_note(d, "no file '%s' with CRC 0x%08x "
+		    "(.gnu_debuglink) beside the file, in its .debug/ or under "
+		    "%s", link, (unsigned)crc, dirs);
+	else
+		pclni_find_note(d, "no .gnu_debuglink");
+	if (d->res.build_id_len > 0 && d->searched)
+		debuginfod_note(d, d->search_rc, hex);
+	return 0;
 }
 
 /* The symbol tables, best first (pcln_find.h). */
@@ -520,12 +504,12 @@ open_main(struct pcln_debuginfo *d, const char *path, pcln_err *err)
 		    "%s: not an ELF file (expected the ELF magic \\177ELF)",
 		    path);
 	n = dwelf_elf_gnu_build_id(d->elf, &bid);
-	if (n > 0 && n <= PCLN_BUILD_ID_MAX) {
+	if (n > 0 && n <= PCLN_BUILDID_MAX) {
 		memcpy(d->res.build_id, bid, (size_t)n);
 		d->res.build_id_len = (size_t)n;
-	} else if (n > PCLN_BUILD_ID_MAX)
+	} else if (n > PCLN_BUILDID_MAX)
 		pclni_find_note(d, "build-id of %zd bytes not used (at most "
-		    "%d)", n, PCLN_BUILD_ID_MAX);
+		    "%d)", n, PCLN_BUILDID_MAX);
 	return 0;
 }
 
@@ -596,6 +580,7 @@ pcln_debuginfo_close(pcln_debuginfo *d)
 	free(d->bufs);
 	free(d->mini);
 	free(d->dipath);
+	free(d->dname);
 	free(d->path);
 	free(d->given);
 	free(d);

@@ -43,6 +43,10 @@ struct pcln_debuginfo {
 	Dwfl_Callbacks cb;
 	char *dipath;			/* libdwfl's debuginfo_path */
 	int asked;			/* debuginfod went to a server */
+	int searched;			/* find_cb ran */
+	int search_rc;			/* its descriptor, or -errno */
+	char *dname;			/* the name it found, or NULL */
+	pcln_route route;		/* and by which route */
 	int no_debuginfod;
 	/* dwp.c: a private directory of unpacked units */
 	char *tmpdir;

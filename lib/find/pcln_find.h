@@ -59,6 +59,8 @@
 #include <stdint.h>
 
 #include "pcln.h"
+#include "pcln_elf.h"
+#include "pclnrt_format.h"	/* PCLN_BUILDID_MAX: longer ones are not used */
 
 #ifdef __cplusplus
 extern "C" {
@@ -66,7 +68,6 @@ extern "C" {
 
 /* --- the search ------------------------------------------------------- */
 
-#define PCLN_BUILD_ID_MAX	64	/* longer build-ids are not used */
 #define PCLN_FIND_PATH_MAX	4096
 
 /* Search flags. */
@@ -106,7 +107,7 @@ typedef enum pcln_symsrc {
 #define PCLN_FOUND_ZDEBUG	0x4	/* .zdebug_* (GNU, zlib) */
 
 typedef struct pcln_find_result {
-	uint8_t build_id[PCLN_BUILD_ID_MAX];
+	uint8_t build_id[PCLN_BUILDID_MAX];
 	size_t build_id_len;		/* 0: no NT_GNU_BUILD_ID note */
 	pcln_route route;
 	pcln_symsrc symbols;
@@ -127,13 +128,6 @@ const char *pcln_symsrc_name(pcln_symsrc s);
 
 /* Lowercase hex of ID[0..LEN) into BUF (2 * LEN + 1 bytes); BUF. */
 char *pcln_build_id_hex(const uint8_t *id, size_t len, char *buf);
-
-/* The build-id (NT_GNU_BUILD_ID) of the ELF file PATH: 1 and *ID (LEN
- * bytes, at most PCLN_BUILD_ID_MAX) filled, 0 if it has none, -1 if it
- * cannot be read or is not ELF.  Reads the program headers and notes
- * only (no libelf). */
-int pcln_file_build_id(const char *path, uint8_t *id, size_t *len,
-    pcln_err *err);
 
 /* The libelf and libdw types, as libelf.h and libdw.h declare them. */
 struct Elf;

@@ -1,0 +1,565 @@
+/* cache.c -- the table cache, and the table for a file or a build-id
+ * (pcln_find.h).
+ *
+ * An entry is a plain blob named by the build-id it describes.  Reading
+ * one costs an open, an mmap, the checksum (XXH64 over the blob) and an
+ * O(1) pcln_open: no verification of every table, which a reader may do
+ * per function (pclndump addr2line does).  Writers write a temporary in
+ * the cache directory and rename it into place (pcln_write_file_atomic):
+ * concurrent writers of one entry each rename a whole, equal blob, and a
+ * reader maps whichever it opened, which stays valid even if evicted.
+ * A damaged entry is removed only if it is still the file the reader
+ * opened (same inode), so a good entry renamed there meanwhile stays.
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBDEBUGINFOD
+#include <elfutils/debuginfod.h>
+#endif
+
+#include "find_internal.h"
+#include "pcln_dwarf.h"
+#include "pcln_link.h"
+#include "pclnrt.h"
+
+#define ENTRY_SUFFIX	".pcln"
+#define NODWARF_SUFFIX	".nodwarf.pcln"
+#define STALE_TMP_SECONDS	3600
+
+struct pcln_cache {
+	char *dir;
+	uint64_t limit;
+};
+
+static int
+ioerr(pcln_err *err, const char *path, const char *what)
+{
+	return pclni_seterr(err, PCLN_EIO, -1, "%s: %s: %s", path, what,
+	    strerror(errno));
+}
+
+/* mkdir -p DIR (the last component with MODE). */
+static int
+make_dir(char *dir, mode_t mode)
+{
+	char *p;
+	struct stat st;
+
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+	for (p = dir + 1; (p = strchr(p, '/')) != NULL; p++) {
+		*p = 0;
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			*p = '/';
+			return -1;
+		}
+		*p = '/';
+	}
+	if (mkdir(dir, mode) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+pcln_cache *
+pcln_cache_open(const pcln_cache_opts *opts, pcln_err *err)
+{
+	const char *dir = opts != NULL ? opts->dir : NULL;
+	const char *base;
+	char buf[PATH_MAX];
+	pcln_cache *c;
+
+	pclni_clearerr(err);
+	if (dir == NULL || dir[0] == 0) {
+		if ((base = getenv("XDG_CACHE_HOME")) != NULL &&
+		    base[0] == '/')
+			snprintf(buf, sizeof buf, "%s/pcln", base);
+		else if ((base = getenv("HOME")) != NULL && base[0] == '/')
+			snprintf(buf, sizeof buf, "%s/.cache/pcln", base);
+		else {
+			pclni_seterr(err, PCLN_EINVAL, -1, "no cache directory: "
+			    "neither XDG_CACHE_HOME nor HOME is an absolute "
+			    "path");
+			return NULL;
+		}
+	} else if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf) {
+		pclni_seterr(err, PCLN_EINVAL, -1, "%s: name too long", dir);
+		return NULL;
+	}
+	if (make_dir(buf, 0700) < 0 || access(buf, W_OK | X_OK) < 0) {
+		ioerr(err, buf, "cannot use as the cache directory");
+		return NULL;
+	}
+	if ((c = calloc(1, sizeof *c)) == NULL ||
+	    (c->dir = strdup(buf)) == NULL) {
+		free(c);
+		pclni_find_nomem(err);
+		return NULL;
+	}
+	c->limit = opts != NULL && opts->limit != 0 ? opts->limit :
+	    PCLN_CACHE_DEFAULT_LIMIT;
+	return c;
+}
+
+void
+pcln_cache_close(pcln_cache *c)
+{
+	if (c == NULL)
+		return;
+	free(c->dir);
+	free(c);
+}
+
+const char *
+pcln_cache_dir(const pcln_cache *c)
+{
+	return c->dir;
+}
+
+void
+pcln_cached_release(pcln_cached *e)
+{
+	if (e == NULL)
+		return;
+	if (e->map_ != NULL)
+		munmap(e->map_, e->maplen_);
+	free(e->heap_);
+	memset(e, 0, sizeof *e);
+}
+
+static void
+entry_path(const pcln_cache *c, const uint8_t *id, size_t len, int nodwarf,
+    char *path)
+{
+	char hex[2 * PCLN_BUILDID_MAX + 1];
+
+	snprintf(path, PCLN_FIND_PATH_MAX, "%s/%s%s", c->dir,
+	    pcln_build_id_hex(id, len, hex),
+	    nodwarf ? NODWARF_SUFFIX : ENTRY_SUFFIX);
+}
+
+/* Is BLOB[0..LEN) a table for build-id ID whose checksum holds?  NULL if
+ * so, else why not. */
+static const char *
+entry_fault(const uint8_t *blob, size_t len, const uint8_t *id,
+    size_t idlen)
+{
+	pcln_table *t;
+	const uint8_t *tid;
+	size_t tlen;
+	int rc;
+
+	if (pclnrt_verify_checksum(blob, len) != PCLNRT_OK)
+		return "no trailer, or its checksum does not match";
+	if ((t = pcln_open(blob, len, PCLN_OPEN_TRUSTED, NULL)) == NULL)
+		return "not a pcln blob";
+	rc = pcln_get_build_id(t, &tid, &tlen);
+	pcln_close(t);
+	if (rc != 1 || tlen != idlen || memcmp(tid, id, idlen) != 0)
+		return "its BUILDID section is not its name";
+	return NULL;
+}
+
+/* Try the entry PATH.  1 and *OUT filled, 0 if absent or unsound (then
+ * removed). */
+static int
+try_entry(const char *path, const uint8_t *id, size_t idlen,
+    pcln_cached *out, pcln_err *err)
+{
+	struct stat st, now;
+	const char *why;
+	void *map;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return ioerr(err, path, "cannot open");
+	}
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return ioerr(err, path, "cannot stat");
+	}
+	map = MAP_FAILED;
+	if (S_ISREG(st.st_mode) && st.st_size >= 32 &&
+	    (uintmax_t)st.st_size <= SIZE_MAX)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
+		    fd, 0);
+	why = map == MAP_FAILED ? "not a blob (too short, or unreadable)" :
+	    entry_fault(map, (size_t)st.st_size, id, idlen);
+	if (why != NULL) {
+		/* Remove it only if it is still the file we read. */
+		if (stat(path, &now) == 0 && now.st_ino == st.st_ino &&
+		    now.st_dev == st.st_dev)
+			unlink(path);
+		if (map != MAP_FAILED)
+			munmap(map, (size_t)st.st_size);
+		close(fd);
+		snprintf(out->found.note, sizeof out->found.note,
+		    "cache entry %.900s removed: %s", path, why);
+		return 0;
+	}
+	/* Used now: eviction goes by modification time. */
+	(void)futimens(fd, NULL);
+	close(fd);
+	out->blob = map;
+	out->len = (size_t)st.st_size;
+	out->map_ = map;
+	out->maplen_ = (size_t)st.st_size;
+	out->hit = 1;
+	snprintf(out->path, sizeof out->path, "%s", path);
+	return 1;
+}
+
+int
+pcln_cache_lookup(pcln_cache *c, const uint8_t *id, size_t len,
+    int nodwarf, pcln_cached *out, pcln_err *err)
+{
+	char path[PCLN_FIND_PATH_MAX];
+	int k, rc;
+
+	pclni_clearerr(err);
+	memset(out, 0, sizeof *out);
+	if (len == 0 || len > PCLN_BUILDID_MAX)
+		return pclni_seterr(err, PCLN_EINVAL, -1, "build-id of %zu "
+		    "bytes (expected 1 to %d)", len, PCLN_BUILDID_MAX);
+	for (k = 0; k <= (nodwarf != 0); k++) {
+		char note[sizeof out->found.note];
+
+		entry_path(c, id, len, k, path);
+		memcpy(note, out->found.note, sizeof note);
+		if ((rc = try_entry(path, id, len, out, err)) != 0) {
+			out->nodwarf = k;
+			return rc;
+		}
+		if (out->found.note[0] == 0)
+			memcpy(out->found.note, note, sizeof note);
+	}
+	return 0;
+}
+
+/* --- eviction ----------------------------------------------------------- */
+
+struct ent {
+	char *name;
+	struct timespec mtime;
+	uint64_t size;
+};
+
+static int
+cmpent(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec < y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec < y->mtime.tv_nsec ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static int
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* A writer's temporary: ".NAME.pcln.XXXXXX" (pcln_outfile_create). */
+static int
+is_temporary(const char *name)
+{
+	const char *p = strstr(name, ENTRY_SUFFIX ".");
+
+	return name[0] == '.' && p != NULL && strlen(p) == 5 + 7;
+}
+
+long
+pcln_cache_evict(pcln_cache *c, uint64_t limit, const char *keep,
+    pcln_err *err)
+{
+	DIR *dir;
+	struct dirent *de;
+	struct ent *ents = NULL;
+	size_t n = 0, cap = 0, i;
+	uint64_t total = 0;
+	long removed = 0;
+	const char *keepname = NULL;
+	time_t now = time(NULL);
+	char path[PCLN_FIND_PATH_MAX];
+
+	pclni_clearerr(err);
+	if (limit == 0)
+		limit = c->limit;
+	if (keep != NULL)
+		keepname = strrchr(keep, '/') != NULL ? strrchr(keep, '/') + 1 :
+		    keep;
+	if ((dir = opendir(c->dir)) == NULL)
+		return ioerr(err, c->dir, "cannot read the cache directory");
+	while ((de = readdir(dir)) != NULL) {
+		struct stat st;
+		int tmp = is_temporary(de->d_name);
+
+		if (!tmp && !ends_with(de->d_name, ENTRY_SUFFIX))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", c->dir, de->d_name);
+		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if (tmp) {
+			/* A writer that died long ago left it. */
+			if (now - st.st_mtime > STALE_TMP_SECONDS &&
+			    unlink(path) == 0)
+				removed++;
+			continue;
+		}
+		if (pclni_grow(&ents, &cap, n + 1, sizeof *ents) < 0 ||
+		    (ents[n].name = strdup(de->d_name)) == NULL) {
+			closedir(dir);
+			for (i = 0; i < n; i++)
+				free(ents[i].name);
+			free(ents);
+			return pclni_find_nomem(err);
+		}
+		ents[n].mtime = st.st_mtim;
+		ents[n].size = (uint64_t)st.st_size;
+		total += ents[n++].size;
+	}
+	closedir(dir);
+	if (total > limit && n > 0)
+		qsort(ents, n, sizeof *ents, cmpent);
+	for (i = 0; i < n && total > limit; i++) {
+		if (keepname != NULL && strcmp(ents[i].name, keepname) == 0)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", c->dir, ents[i].name);
+		/* ENOENT: another process evicted it first. */
+		if (unlink(path) == 0 || errno == ENOENT) {
+			total -= ents[i].size;
+			removed++;
+		}
+	}
+	for (i = 0; i < n; i++)
+		free(ents[i].name);
+	free(ents);
+	return removed;
+}
+
+int
+pcln_cache_store(pcln_cache *c, const uint8_t *id, size_t len, int nodwarf,
+    const uint8_t *blob, size_t bloblen, char *path, pcln_err *err)
+{
+	char p[PCLN_FIND_PATH_MAX];
+	const char *why;
+
+	pclni_clearerr(err);
+	if (len == 0 || len > PCLN_BUILDID_MAX)
+		return pclni_seterr(err, PCLN_EINVAL, -1, "build-id of %zu "
+		    "bytes (expected 1 to %d)", len, PCLN_BUILDID_MAX);
+	if ((why = entry_fault(blob, bloblen, id, len)) != NULL)
+		return pclni_seterr(err, PCLN_EINVAL, -1, "not stored in the "
+		    "cache: %s", why);
+	entry_path(c, id, len, nodwarf, p);
+	if (pcln_write_file_atomic(p, blob, bloblen, err) < 0)
+		return -1;
+	if (!nodwarf) {
+		char old[PCLN_FIND_PATH_MAX];
+		entry_path(c, id, len, 1, old);
+		(void)unlink(old);	/* superseded */
+	}
+	if (path != NULL)
+		snprintf(path, PCLN_FIND_PATH_MAX, "%s", p);
+	if (pcln_cache_evict(c, 0, p, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* --- the table for a file or a build-id ------------------------------- */
+
+/* Import D into a blob in *OUT (heap).  0 or -1. */
+static int
+convert(pcln_debuginfo *d, unsigned flags, pcln_cached *out, pcln_err *err)
+{
+	pcln_builder *b = NULL;
+	uint8_t *blob;
+	size_t len;
+
+	if (pcln_dwarf_import_debuginfo(d, flags & ~(unsigned)PCLN_TABLE_VERIFY,
+	    NULL, NULL, &b, NULL, err) < 0)
+		return -1;
+	if (pcln_builder_write(b, 0, &blob, &len, err) < 0) {
+		pcln_builder_free(b);
+		return -1;
+	}
+	pcln_builder_free(b);
+	out->blob = blob;
+	out->len = len;
+	out->heap_ = blob;
+	out->hit = 0;
+	return 0;
+}
+
+int
+pcln_table_for_file(pcln_cache *cache, const char *path,
+    const pcln_find_opts *opts, unsigned flags, pcln_cached *out,
+    pcln_err *err)
+{
+	uint8_t id[PCLN_BUILDID_MAX];
+	size_t idlen = 0;
+	pcln_debuginfo *d = NULL;
+	pcln_cached old;
+	char note[sizeof out->found.note] = "";
+	int rc;
+
+	pclni_clearerr(err);
+	memset(out, 0, sizeof *out);
+	memset(&old, 0, sizeof old);
+	if (pcln_file_build_id(path, id, &idlen, err) < 0)
+		return -1;
+	/* Only the default table (with inlined calls) is cached. */
+	if ((flags & PCLN_DWARF_NO_INLINE) || idlen == 0)
+		cache = NULL;
+	if (cache != NULL) {
+		if ((rc = pcln_cache_lookup(cache, id, idlen, 1, &old,
+		    err)) < 0)
+			return -1;
+		memcpy(note, old.found.note, sizeof note);
+		if (rc == 1 && !old.nodwarf) {
+			*out = old;
+			goto verify;
+		}
+	}
+	if ((d = pcln_debuginfo_open(path, opts, err)) == NULL) {
+		pcln_cached_release(&old);
+		return -1;
+	}
+	/* A table made without DWARF stands until the search finds some. */
+	if (old.blob != NULL && d->res.route == PCLN_ROUTE_NONE) {
+		pcln_debuginfo_close(d);
+		*out = old;
+		goto verify;
+	}
+	pcln_cached_release(&old);
+	if (convert(d, flags, out, err) < 0) {
+		pcln_debuginfo_close(d);
+		return -1;
+	}
+	out->found = d->res;
+	out->nodwarf = d->res.route == PCLN_ROUTE_NONE;
+	pcln_debuginfo_close(d);
+	if (cache != NULL) {
+		pcln_err serr;
+		memset(&serr, 0, sizeof serr);
+		/* Not stored is not fatal: the table is good. */
+		if (pcln_cache_store(cache, id, idlen, out->nodwarf, out->blob,
+		    out->len, out->path, &serr) < 0) {
+			out->path[0] = 0;
+			snprintf(note, sizeof note, "%s", serr.msg);
+		}
+		if (note[0] != 0) {
+			size_t k = strlen(out->found.note);
+			snprintf(out->found.note + k, sizeof out->found.note - k,
+			    "%s%s", k ? "; " : "", note);
+		}
+	}
+	return 0;
+verify:
+	if ((flags & PCLN_TABLE_VERIFY) && pcln_verify(out->blob, out->len,
+	    err) < 0) {
+		pcln_cached_release(out);
+		return -1;
+	}
+	return 0;
+}
+
+/* An object with build-id ID: DIR/.build-id/xx/yyyy under the debug
+ * directories, then debuginfod's executable.  1 and PATH, or 0. */
+static int
+find_object(const uint8_t *id, size_t len, const pcln_find_opts *o,
+    char *path, char *why, size_t whysz)
+{
+	char hex[2 * PCLN_BUILDID_MAX + 1];
+	size_t i;
+
+	pcln_build_id_hex(id, len, hex);
+	for (i = 0;; i++) {
+		const char *dir = o->debug_dirs != NULL ? o->debug_dirs[i] : NULL;
+		if (dir == NULL) {
+			if (o->flags & PCLN_FIND_NO_DEFAULT)
+				break;
+			dir = "/usr/lib/debug";
+		}
+		snprintf(path, PCLN_FIND_PATH_MAX, "%s/.build-id/%.2s/%s", dir,
+		    hex, hex + 2);
+		if (access(path, R_OK) == 0)
+			return 1;
+		if (o->debug_dirs == NULL || o->debug_dirs[i] == NULL)
+			break;
+	}
+	snprintf(why, whysz, "no object with build-id %s under the debug "
+	    "directories (.build-id/%.2s/%s)", hex, hex, hex + 2);
+#ifdef HAVE_LIBDEBUGINFOD
+	if (!(o->flags & PCLN_FIND_NO_DEBUGINFOD)) {
+		const char *urls = getenv("DEBUGINFOD_URLS");
+		debuginfod_client *c;
+		char *p = NULL;
+		int fd;
+
+		if (urls == NULL || urls[0] == 0 ||
+		    (c = debuginfod_begin()) == NULL)
+			return 0;
+		fd = debuginfod_find_executable(c, id, (int)len, &p);
+		debuginfod_end(c);
+		if (fd >= 0) {
+			close(fd);
+			snprintf(path, PCLN_FIND_PATH_MAX, "%s", p);
+			free(p);
+			return 1;
+		}
+		snprintf(why + strlen(why), whysz - strlen(why), "; debuginfod "
+		    "(DEBUGINFOD_URLS=%s): %s", urls, strerror(-fd));
+	}
+#endif
+	return 0;
+}
+
+int
+pcln_table_for_build_id(pcln_cache *cache, const uint8_t *id, size_t len,
+    const pcln_find_opts *opts, unsigned flags, pcln_cached *out,
+    pcln_err *err)
+{
+	static const pcln_find_opts defaults;
+	const pcln_find_opts *o = opts != NULL ? opts : &defaults;
+	char path[PCLN_FIND_PATH_MAX], why[1024];
+	uint8_t fid[PCLN_BUILDID_MAX];
+	size_t flen;
+	int rc;
+
+	pclni_clearerr(err);
+	memset(out, 0, sizeof *out);
+	if (len == 0 || len > PCLN_BUILDID_MAX)
+		return pclni_seterr(err, PCLN_EINVAL, -1, "build-id of %zu "
+		    "bytes (expected 1 to %d)", len, PCLN_BUILDID_MAX);
+	if (cache != NULL && !(flags & PCLN_DWARF_NO_INLINE)) {
+		if ((rc = pcln_cache_lookup(cache, id, len, 0, out, err)) != 0)
+			return rc < 0 ? -1 : 0;
+	}
+	if (!find_object(id, len, o, path, why, sizeof why))
+		return pclni_seterr(err, PCLN_ENOTFOUND, -1, "%s", why);
+	if (pcln_file_build_id(path, fid, &flen, err) < 0)
+		return -1;
+	if (flen != len || memcmp(fid, id, len) != 0)
+		return pclni_seterr(err, PCLN_EBUILDID, -1, "%s: not the "
+		    "object with that build-id", path);
+	return pcln_table_for_file(cache, path, opts, flags, out, err);
+}
