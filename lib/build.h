@@ -62,6 +62,8 @@ struct pcln_builder {
 	pcln_func_layout *layout;	/* [nlayout], by handle */
 	size_t nlayout;
 	unsigned ckstride;		/* checkpoint stride, 0: none */
+	uint8_t buildid[PCLN_BUILDID_MAX];	/* the BUILDID section */
+	size_t nbuildid;		/* 0: none */
 };
 
 /* A growing byte buffer. */

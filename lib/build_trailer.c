@@ -6,6 +6,7 @@
  *   PCLN_INDEX_MIN_FUNCS functions, or as the flags say) | pad to 8
  *   | PCCKPT section (if a table has more rows than the stride: a
  *   block of checkpoints per function that has such tables)
+ *   | pad to 8 | BUILDID section (if the builder was given one)
  *   | pad to 8 | directory | 32-byte footer
  *
  * A new section: a plan_ function that sizes it and calls add_sect (in
@@ -307,6 +308,8 @@ pclni_build_plan_trailer(struct wstate *w)
 	plan_findex(w);
 	if (plan_ckpt(w) != 0)
 		return -1;
+	if (w->b->nbuildid > 0)
+		add_sect(w, PCLN_SECT_BUILDID, w->b->nbuildid);
 	w->dir_off = sect_cursor(w);
 	w->foot_off = w->dir_off + w->nsect * PCLN_DIRENT_SIZE;
 	w->total = w->foot_off + PCLN_FOOTER_SIZE;
@@ -437,6 +440,15 @@ put_ckpt(struct wstate *w, uint8_t *p, uint64_t *len)
 	return 0;
 }
 
+/* BUILDID: the build-id's bytes as they are. */
+static int
+put_buildid(struct wstate *w, uint8_t *p, uint64_t *len)
+{
+	memcpy(p, w->b->buildid, w->b->nbuildid);
+	*len = w->b->nbuildid;
+	return 0;
+}
+
 static const struct {
 	uint32_t tag;
 	const char *name, *end;	/* for "bad math in ..." */
@@ -450,6 +462,8 @@ static const struct {
 	  put_findex },
 	{ PCLN_SECT_PCCKPT, "trailer: PCCKPT", "trailer: PCCKPT end",
 	  put_ckpt },
+	{ PCLN_SECT_BUILDID, "trailer: BUILDID", "trailer: BUILDID end",
+	  put_buildid },
 };
 #define NWRITERS	(sizeof writers / sizeof writers[0])
 

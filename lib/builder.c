@@ -377,6 +377,19 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 }
 
 int
+pcln_builder_set_build_id(pcln_builder *b, const uint8_t *id, size_t len,
+    pcln_err *err)
+{
+	if (len > PCLN_BUILDID_MAX || (len > 0 && id == NULL))
+		return pclni_seterr(err, PCLN_ERANGE, -1, "build-id of %zu "
+		    "bytes: expected 0 (none) to %u", len, PCLN_BUILDID_MAX);
+	if (len > 0)
+		memcpy(b->buildid, id, len);
+	b->nbuildid = len;
+	return 0;
+}
+
+int
 pcln_builder_set_checkpoints(pcln_builder *b, unsigned stride, pcln_err *err)
 {
 	pclni_clearerr(err);

@@ -183,6 +183,15 @@ int pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 long pcln_builder_add_inline(pcln_builder *b, long f, long parent,
     const char *name, long file, int32_t line, pcln_err *err);
 
+/* Record build-id ID[0..LEN) (an object's NT_GNU_BUILD_ID descriptor,
+ * 1 to PCLN_BUILDID_MAX bytes; LEN 0: none, the default) in the BUILDID
+ * trailer section of later writes (not with PCLN_WRITE_GO12): the
+ * identity of the object the table describes, which readers compare
+ * before they trust the table for an object (pcln_check_build_id,
+ * pclnrt_check_build_id).  The bytes are copied. */
+int pcln_builder_set_build_id(pcln_builder *b, const uint8_t *id,
+    size_t len, pcln_err *err);
+
 /* Set the checkpoint stride (rows per checkpoint, 1 ..
  * PCLN_CKPT_STRIDE_MAX; 0: write no checkpoints) for later writes.  The
  * default is PCLN_CKPT_DEFAULT. */

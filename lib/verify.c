@@ -170,6 +170,13 @@ check_trailer(struct vctx *v)
 				return pclni_seterr(err, PCLN_ETRAILER,
 				    (int64_t)k, "trailer padding byte at 0x%"
 				    PRIx64 " is 0x%02x, expected 0", k, v->b[k]);
+		if (d.tag == PCLN_SECT_BUILDID &&
+		    (d.size == 0 || d.size > PCLN_BUILDID_MAX))
+			return pclni_seterr(err, PCLN_ETRAILER,
+			    (int64_t)de, "trailer directory entry %"
+			    PRIu64 " at 0x%" PRIx64 ": BUILDID size %"
+			    PRIu32 ", expected 1 to %u bytes", i, de, d.size,
+			    PCLN_BUILDID_MAX);
 		if (d.tag == PCLN_SECT_FUNCSIZE && d.size % 4 != 0)
 			return pclni_seterr(err, PCLN_ETRAILER,
 			    (int64_t)de, "trailer directory entry %"

@@ -1,11 +1,12 @@
 /* buildid.c -- build-ids: the NT_GNU_BUILD_ID note of an ELF image or of
  * a running object (its program headers, as dl_iterate_phdr gives them),
- * and the comparison with a table's BUILDID section (pclnrt.h).
+ * and the comparison with a table's BUILDID section (pclnrt.h; the
+ * section is found by pclnrt_init).
  *
  * A note is namesz, descsz, type (three 4-byte words in the object's
- * byte order), the name padded to the note area's alignment (4, or 8
- * for an 8-aligned PT_NOTE/SHT_NOTE), then the descriptor, padded the
- * same way.  The build-id is the descriptor of the note named "GNU"
+ * byte order), the name, padding to the note area's alignment (4, or 8
+ * for an 8-aligned PT_NOTE/SHT_NOTE, as .note.gnu.property is), then the
+ * descriptor, padded the same way.  The build-id is the descriptor of the note named "GNU"
  * with type 3.
  */
 #include "rt_private.h"
@@ -28,7 +29,10 @@ pclnrt_note_build_id(const void *notes, size_t len, size_t align, int big,
 		uint64_t descsz = pclnrt_load32(p + off + 4, big);
 		uint32_t type = pclnrt_load32(p + off + 8, big);
 		uint64_t name = off + 12;
-		uint64_t desc = name + ((namesz + a - 1) & ~(a - 1));
+		/* Offsets from the area's start, which is aligned: the
+		 * descriptor and the next note start at a multiple of A
+		 * (for A = 8 the padding after the name is not namesz's). */
+		uint64_t desc = (name + namesz + a - 1) & ~(a - 1);
 
 		if (desc > len || descsz > len - desc)
 			return PCLNRT_CORRUPT;
@@ -89,4 +93,30 @@ pclnrt_phdr_build_id(const void *phdr, size_t phnum, uintptr_t bias,
 			return PCLNRT_OK;
 	}
 	return PCLNRT_NOTFOUND;
+}
+
+int
+pclnrt_table_build_id(const pclnrt_table *t, const uint8_t **id,
+    size_t *idlen)
+{
+	if (t->buildid == NULL)
+		return PCLNRT_NOTFOUND;
+	*id = t->buildid;
+	*idlen = t->buildidlen;
+	return PCLNRT_OK;
+}
+
+int
+pclnrt_check_build_id(const pclnrt_table *t, const uint8_t *id, size_t len)
+{
+	size_t i;
+
+	if (t->buildid == NULL || id == NULL || len == 0)
+		return PCLNRT_NOTFOUND;
+	if (len != t->buildidlen)
+		return PCLNRT_BUILDID_MISMATCH;
+	for (i = 0; i < len; i++)
+		if (t->buildid[i] != id[i])
+			return PCLNRT_BUILDID_MISMATCH;
+	return PCLNRT_OK;
 }

@@ -87,6 +87,8 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->inltreelen = 0;
 	t->ckpt = NULL;
 	t->ckptlen = 0;
+	t->buildid = NULL;
+	t->buildidlen = 0;
 	t->lastnul = 0;
 	if (b == NULL || len < 8)
 		return PCLNRT_EINIT_SHORT;
@@ -144,6 +146,11 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	    sx.size[PCLN_SECT_PCCKPT], big, nfunc)) {
 		t->ckpt = sect(b, &sx, PCLN_SECT_PCCKPT);
 		t->ckptlen = sx.size[PCLN_SECT_PCCKPT];
+	}
+	if (sx.size[PCLN_SECT_BUILDID] > 0 &&
+	    sx.size[PCLN_SECT_BUILDID] <= PCLN_BUILDID_MAX) {
+		t->buildid = sect(b, &sx, PCLN_SECT_BUILDID);
+		t->buildidlen = (uint8_t)sx.size[PCLN_SECT_BUILDID];
 	}
 	/* Every string check is then one comparison: a string at OFF ends
 	 * inside the blob iff some 0 byte lies at or after OFF.  A trailer

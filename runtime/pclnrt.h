@@ -44,6 +44,7 @@ extern "C" {
 #define PCLNRT_OK		0
 #define PCLNRT_NOTFOUND		(-1)
 #define PCLNRT_CORRUPT		(-2)
+#define PCLNRT_BUILDID_MISMATCH	(-3)	/* pclnrt_check_build_id */
 
 /* Reasons pclnrt_init refuses a blob: X(code, value, message). */
 #define PCLNRT_INIT_ERROR_LIST(X) \
@@ -82,6 +83,8 @@ typedef struct pclnrt_table {
 	const uint8_t *ckpt;		/* PCCKPT section, or NULL if absent
 					 * or its header is bad */
 	uint64_t ckptlen;
+	const uint8_t *buildid;		/* BUILDID section, or NULL */
+	uint8_t buildidlen;
 	uint64_t lastnul;		/* offset of the blob's last 0 byte
 					 * + 1; 0 if it has none */
 } pclnrt_table;
@@ -251,8 +254,8 @@ int pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
  * none, PCLNRT_CORRUPT if a note runs past the end before it.  Reads
  * only NOTES[0..LEN); allocates nothing, takes no lock, safe in a signal
  * handler; at most LEN / 12 steps. */
-int pclnrt_note_build_id(const void *NOTES, size_t LEN, size_t ALIGN,
-    int BIG, const uint8_t **ID, size_t *IDLEN);
+int pclnrt_note_build_id(const void *notes, size_t len, size_t align,
+    int big, const uint8_t **id, size_t *idlen);
 
 /* The build-id of a loaded object, from its program headers as
  * dl_iterate_phdr reports them (PHDR, PHNUM, and the load bias BIAS,
@@ -262,8 +265,24 @@ int pclnrt_note_build_id(const void *NOTES, size_t LEN, size_t ALIGN,
  * PCLNRT_NOTFOUND.  Reads only the headers and the note segments;
  * allocates nothing, takes no lock, safe in a signal handler; at most
  * PHNUM (<= PCLNRT_MAX_PHNUM) segments. */
-int pclnrt_phdr_build_id(const void *PHDR, size_t PHNUM, uintptr_t BIAS,
-    const uint8_t **ID, size_t *IDLEN);
+int pclnrt_phdr_build_id(const void *phdr, size_t phnum, uintptr_t bias,
+    const uint8_t **id, size_t *idlen);
+
+/* The build-id T records (its BUILDID section): PCLNRT_OK with *ID
+ * (into the blob) and *IDLEN, or PCLNRT_NOTFOUND.  O(1); allocates
+ * nothing, takes no lock, safe in a signal handler. */
+int pclnrt_table_build_id(const pclnrt_table *t, const uint8_t **id,
+    size_t *idlen);
+
+/* Is T the table of the object with build-id ID[0..LEN) (for a running
+ * object: pclnrt_phdr_build_id)?  Returns PCLNRT_OK if T records exactly
+ * that build-id, PCLNRT_BUILDID_MISMATCH if it records another (the
+ * table is stale or someone else's: do not register it),
+ * PCLNRT_NOTFOUND if T records none or LEN is 0 (nothing to compare).
+ * At most LEN byte comparisons; allocates nothing, takes no lock, safe
+ * in a signal handler. */
+int pclnrt_check_build_id(const pclnrt_table *t, const uint8_t *id,
+    size_t len);
 
 /* --- modules ----------------------------------------------------------- */
 

@@ -388,7 +388,7 @@ pclnrt_table_name(int table)
  * other tags are skipped.  Returns 0, or -1 if some entry's section does
  * not lie inside [go12size, directory) (S then still holds every
  * entry).  At most N loop steps. */
-#define PCLN_SECT_LAST		PCLN_SECT_PCCKPT	/* the highest tag */
+#define PCLN_SECT_LAST		PCLN_SECT_BUILDID	/* the highest tag */
 
 struct pclnrt_footer {
 	uint64_t at;		/* offset of the footer, LEN - PCLN_FOOTER_SIZE */

@@ -42,6 +42,7 @@ typedef struct dump_find {
 	const char *dirs[65];		/* --debug-dir, NULL-terminated */
 	int ndirs;
 	const char *table;		/* --table FILE */
+	uint64_t limit;			/* --cache-limit, 0: the default */
 } dump_find;
 extern dump_find dump_find_opts;
 
@@ -50,11 +51,13 @@ extern dump_find dump_find_opts;
 #define DUMP_OPT_NO_CACHE	0x301
 #define DUMP_OPT_DEBUG_DIR	0x302
 #define DUMP_OPT_TABLE		0x303
+#define DUMP_OPT_CACHE_LIMIT	0x304
 #define DUMP_FIND_LONGOPTS \
 	{ "cache", required_argument, NULL, DUMP_OPT_CACHE }, \
 	{ "no-cache", no_argument, NULL, DUMP_OPT_NO_CACHE }, \
 	{ "debug-dir", required_argument, NULL, DUMP_OPT_DEBUG_DIR }, \
-	{ "table", required_argument, NULL, DUMP_OPT_TABLE }
+	{ "table", required_argument, NULL, DUMP_OPT_TABLE }, \
+	{ "cache-limit", required_argument, NULL, DUMP_OPT_CACHE_LIMIT }
 /* Take option C (a DUMP_OPT_* code) with ARG: 0, or an exit status after
  * the message. */
 int dump_find_option(int c, const char *arg);

@@ -350,6 +350,7 @@ dump_addr2line(int argc, char **argv, int verify, int demangle)
 		case OPT_VERIFY: a.verify = 1; break;
 		case DUMP_OPT_CACHE: case DUMP_OPT_NO_CACHE:
 		case DUMP_OPT_DEBUG_DIR: case DUMP_OPT_TABLE:
+		case DUMP_OPT_CACHE_LIMIT:
 			if ((rc = dump_find_option(c, optarg)) != 0)
 				return rc;
 			break;

@@ -28,6 +28,7 @@ sect_name(uint32_t tag)
 	case PCLN_SECT_INLTREE:		return "INLTREE";
 	case PCLN_SECT_FUNCINDEX:	return "FUNCINDEX";
 	case PCLN_SECT_PCCKPT:		return "PCCKPT";
+	case PCLN_SECT_BUILDID:		return "BUILDID";
 	default:			return "unknown";
 	}
 }
@@ -151,6 +152,16 @@ summary_fields(const dump_input *in, struct summary *m)
 		HEX_F("offset", in->sec.offset, "", ", "),
 		UINT_F("size", in->sec.size, "", " bytes)\n"),
 	};
+	/* An ELF file without a table section, its table made from its
+	 * debug information (dump_find.c): where the table is. */
+	const struct field made[] = {
+		STR_F("kind", "elf", NULL, NULL),
+		UINT_F("elfclass", in->elf.elfclass, "container:     ELF", " "),
+		STR_F("byteorder", byteorder(in->elf.bigendian), "",
+		    ", no table section; its table: "),
+		STR_F("table", in->sec.name, "", " ("),
+		UINT_F("size", in->len, "", " bytes)\n"),
+	};
 	const struct field raw[] = {
 		STR_F("kind", "raw", NULL, NULL),
 		UINT_F("size", in->filelen, "container:     raw blob (",
@@ -192,7 +203,10 @@ summary_fields(const dump_input *in, struct summary *m)
 		};
 		memcpy(m->trl, trl, sizeof trl);
 	}
-	if (in->is_elf) {
+	if (in->is_elf && in->cached != NULL) {
+		memcpy(m->cont, made, sizeof made);
+		m->ncont = NFIELDS(made);
+	} else if (in->is_elf) {
 		memcpy(m->cont, elf, sizeof elf);
 		m->ncont = NFIELDS(elf);
 	} else {
@@ -201,6 +215,24 @@ summary_fields(const dump_input *in, struct summary *m)
 	}
 	memcpy(m->go, go, sizeof go);
 	memcpy(m->hdr, hdr, sizeof hdr);
+}
+
+/* The build-id the table records, in hex in BUF, or NULL. */
+static const char *
+build_id_hex(const dump_input *in, char buf[2 * PCLN_BUILDID_MAX + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	const uint8_t *id;
+	size_t len, k;
+
+	if (pcln_get_build_id(in->t, &id, &len) != 1)
+		return NULL;
+	for (k = 0; k < len; k++) {
+		buf[2 * k] = digits[id[k] >> 4];
+		buf[2 * k + 1] = digits[id[k] & 15];
+	}
+	buf[2 * len] = 0;
+	return buf;
 }
 
 /* Trailer directory entry I: tag, name, offset, size. */
@@ -289,6 +321,7 @@ summary_json(const dump_input *in, const struct summary *m,
     const dump_sizes *sz)
 {
 	struct field sf[4], row[3];
+	char hex[2 * PCLN_BUILDID_MAX + 1];
 	json j;
 	uint32_t i;
 	int k;
@@ -305,6 +338,10 @@ summary_json(const dump_input *in, const struct summary *m,
 	} else {
 		json_begin_object(&j);
 		json_fields(&j, m->trl, NFIELDS(m->trl));
+		if (build_id_hex(in, hex) != NULL) {
+			json_key(&j, "build_id");
+			json_string(&j, hex);
+		}
 		json_key(&j, "sections");
 		json_begin_array(&j);
 		for (i = 0; i < m->nsect; i++) {
@@ -346,6 +383,7 @@ summary_text(const dump_input *in, const struct summary *m,
     const dump_sizes *sz)
 {
 	struct field sf[4], row[3];
+	char hex[2 * PCLN_BUILDID_MAX + 1];
 	uint32_t i;
 	int k;
 
@@ -362,6 +400,8 @@ summary_text(const dump_input *in, const struct summary *m,
 			section_fields(in, i, sf);
 			text_fields(sf, NFIELDS(sf));
 		}
+		if (build_id_hex(in, hex) != NULL)
+			printf("build-id:      %s\n", hex);
 	}
 	printf("pc-value tables (references, distinct):\n");
 	for (k = 0; k < 4; k++) {

@@ -3,6 +3,7 @@
  * against the file's build-id (dump.h, dump_find). */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,30 @@ dump_find_option(int c, const char *arg)
 	case DUMP_OPT_TABLE:
 		dump_find_opts.table = arg;
 		return 0;
+	case DUMP_OPT_CACHE_LIMIT: {
+		char *end;
+		unsigned long long v;
+		int shift = 0;
+
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (*end == 'K' || *end == 'k')
+			shift = 10;
+		else if (*end == 'M')
+			shift = 20;
+		else if (*end == 'G')
+			shift = 30;
+		if (shift > 0)
+			end++;
+		if (errno != 0 || end == arg || *end != 0 || v == 0 ||
+		    v > (UINT64_MAX >> shift)) {
+			dump_error("bad --cache-limit '%s': expected a size in "
+			    "bytes above 0, with K, M or G", arg);
+			return DUMP_EXIT_USAGE;
+		}
+		dump_find_opts.limit = (uint64_t)v << shift;
+		return 0;
+	}
 	default:
 		return DUMP_EXIT_USAGE;
 	}
@@ -61,6 +86,7 @@ dump_find_table(dump_input *in, const char *path)
 	}
 	if (!o->no_cache) {
 		co.dir = o->cache;
+		co.limit = o->limit;
 		if ((c = pcln_cache_open(&co, &err)) == NULL)
 			dump_error("warning: %s (the table is made, not "
 			    "cached)", err.msg);
@@ -85,7 +111,7 @@ dump_find_table(dump_input *in, const char *path)
 	in->cached = e;
 	in->blob = e->blob;
 	in->len = e->len;
-	in->sec.name = e->hit ? "(the cached table)" : "(the table made now)";
+	in->sec.name = e->path[0] != 0 ? e->path : "made now, not cached";
 	return 0;
 }
 

@@ -74,6 +74,10 @@ usage(FILE *f)
 	    "  --cache DIR              the table cache (default "
 	    "$XDG_CACHE_HOME/pcln)\n"
 	    "  --no-cache               make the table, do not cache it\n"
+	    "  --cache-limit SIZE       keep the cache within SIZE bytes "
+	    "(K, M, G;\n"
+	    "                           default 1G), the least recently "
+	    "used out\n"
 	    "  --debug-dir DIR          look for debug files under DIR too\n"
 	    "                           (repeatable)\n"
 	    "  --table TABLE            FILE's table is TABLE, refused if "
@@ -133,6 +137,7 @@ global_find_option(int argc, char **argv, int *a)
 		{ "--no-cache", DUMP_OPT_NO_CACHE, 0 },
 		{ "--debug-dir", DUMP_OPT_DEBUG_DIR, 1 },
 		{ "--table", DUMP_OPT_TABLE, 1 },
+		{ "--cache-limit", DUMP_OPT_CACHE_LIMIT, 1 },
 	};
 	size_t k, n;
 	const char *s = argv[*a];
@@ -280,6 +285,7 @@ main(int argc, char **argv)
 			break;
 		case DUMP_OPT_CACHE: case DUMP_OPT_NO_CACHE:
 		case DUMP_OPT_DEBUG_DIR: case DUMP_OPT_TABLE:
+		case DUMP_OPT_CACHE_LIMIT:
 			if ((rc = dump_find_option(c, optarg)) != 0)
 				return rc;
 			break;

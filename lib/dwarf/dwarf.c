@@ -326,6 +326,11 @@ pcln_dwarf_import_debuginfo(pcln_debuginfo *di, unsigned flags,
 	im.st = &st;
 	im.err = err;
 	rc = run(&im);
+	/* The table says which object it is for. */
+	if (rc == 0 && pcln_builder_set_build_id(im.b,
+	    pcln_debuginfo_result(di)->build_id,
+	    pcln_debuginfo_result(di)->build_id_len, err) < 0)
+		rc = -1;
 	if (rc < 0) {
 		pcln_builder_free(im.b);
 		im.b = NULL;

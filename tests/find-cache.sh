@@ -1,0 +1,172 @@
+#!/bin/sh
+# find-cache.sh -- the table cache and stale tables.
+#
+#   stale: a program rebuilt after its table was made gets its old
+#     table refused, naming both build-ids: by the runtime alone
+#     (tests/find/selfcheck.c checks a table against its own
+#     NT_GNU_BUILD_ID, found through dl_iterate_phdr) and by pclndump
+#     --table; through the cache the rebuilt program gets a new entry and
+#     its own answers, never the old table's;
+#   damaged and mismatched entries: a flipped byte (checksum) and another
+#     build's entry under this build's name (BUILDID) are each noticed,
+#     removed and remade, and the answers stay right;
+#   concurrent fillers: 8 pclndump processes filling one entry at once
+#     all answer alike and leave one sound entry, no temporaries;
+#   eviction: with --cache-limit, the least recently used entries go;
+#   a table made without DWARF is remade once the debug file appears.
+
+. "${top_srcdir:-.}/tests/lib.sh"
+use_real_tools ld
+test_workdir find-cache
+
+src=$top_srcdir/tests/find
+export XDG_CACHE_HOME=$work/xdg
+C=$XDG_CACHE_HOME/pcln
+
+build() {	# build OUT CFLAGS...: the test program
+	out=$1; shift
+	$CC -O2 -g "$@" -I"$src" -o "$out" "$src/prog.c" "$src/prog_util.c" ||
+	    { fail "cannot build $out"; exit 1; }
+}
+bid() { readelf -n "$1" | awk '/Build ID/ { print $3 }'; }
+pcs_of() {
+	objdump -d --no-show-raw-insn -j .text "$1" |
+	    awk '/^ *[0-9a-f]+:\t/ { a = $1; sub(/:$/, "", a); print "0x" a }'
+}
+a2l() { "$D" addr2line -a -f -i "$@"; }
+
+# --- stale tables, refused by the runtime and by pclndump --table ----------
+ncase=$((ncase + 1))
+$CC -O2 -g -I"$top_srcdir/runtime" -o selfcheck "$src/selfcheck.c" \
+    "$top_srcdir"/runtime/*.c || { fail "cannot build selfcheck"; exit 1; }
+"$LD" --elf selfcheck -o self1.pcln || fail "pclnld on selfcheck"
+id1=$(bid selfcheck)
+out=$(./selfcheck self1.pcln) && echo "$out" | grep -q "^ok: .*$id1" ||
+    fail "selfcheck refused its own table: $out"
+cp selfcheck selfcheck.v1
+$CC -O2 -g -DSELFCHECK_V2 -I"$top_srcdir/runtime" -o selfcheck \
+    "$src/selfcheck.c" "$top_srcdir"/runtime/*.c
+id2=$(bid selfcheck)
+[ "$id1" != "$id2" ] || fail "the rebuild kept its build-id"
+out=$(./selfcheck self1.pcln)
+rc=$?
+if [ $rc -eq 1 ] && [ "$out" = "refused: the table is for build-id $id1, this program is $id2" ]; then
+	echo "ok: the runtime refuses the stale table: $out"
+else
+	fail "selfcheck on a stale table: exit $rc: $out"
+fi
+
+build p1
+build p2 -DPROG_OTHER=1 -fno-inline
+"$LD" --elf p1 -o p1.pcln
+p1id=$(bid p1); p2id=$(bid p2)
+ncase=$((ncase + 1))
+a2l -e p1 --table p1.pcln 0x1000 >/dev/null 2>t.err ||
+    fail "--table with the right table: $(cat t.err)"
+if a2l -e p2 --table p1.pcln 0x1000 >t.out 2>t.err; then
+	fail "--table: a stale table was used"
+elif grep -q "^pclndump: p1.pcln: not the table of p2: table is for build-id $p1id; the object's is $p2id (rebuilt since the table was made?)$" t.err &&
+    [ ! -s t.out ]; then
+	echo "ok: pclndump --table refuses: $(cat t.err)"
+else
+	fail "--table, stale: $(cat t.err)"
+fi
+
+# --- the cache: a rebuilt program gets its own entry -----------------------
+ncase=$((ncase + 1))
+cp p1 prog
+pcs_of p1 >pcs1
+a2l -e prog <pcs1 >c1.out 2>c1.err || fail "cache, first build: $(cat c1.err)"
+a2l -e p1.pcln <pcs1 >d1.out
+cmp -s c1.out d1.out || fail "cache: the first build's answers differ from its table's"
+[ -f "$C/$p1id.pcln" ] || fail "cache: no entry $p1id.pcln"
+cp p2 prog		# rebuilt in place
+pcs_of p2 >pcs2
+a2l -e prog <pcs2 >c2.out 2>c2.err || fail "cache, rebuilt: $(cat c2.err)"
+"$LD" --elf p2 -o p2.pcln
+a2l -e p2.pcln <pcs2 >d2.out
+if cmp -s c2.out d2.out && [ -f "$C/$p2id.pcln" ] && ! cmp -s c2.out c1.out; then
+	echo "ok: the rebuilt program has its own entry ($p2id) and answers"
+else
+	fail "cache: the rebuilt program did not get its own table"
+fi
+
+# --- damaged and mismatched entries ----------------------------------------
+ncase=$((ncase + 1))
+printf '\377' | dd of="$C/$p2id.pcln" bs=1 seek=200 conv=notrunc 2>/dev/null
+a2l -e prog <pcs2 >c3.out 2>c3.err
+if cmp -s c3.out d2.out && grep -q "cache entry $C/$p2id.pcln removed: no trailer, or its checksum does not match" c3.err &&
+    "$D" verify "$C/$p2id.pcln" >/dev/null; then
+	echo "ok: a damaged entry: $(cat c3.err)"
+else
+	fail "damaged entry: $(cat c3.err)"
+fi
+ncase=$((ncase + 1))
+cp "$C/$p1id.pcln" "$C/$p2id.pcln"
+a2l -e prog <pcs2 >c4.out 2>c4.err
+if cmp -s c4.out d2.out && grep -q "removed: its BUILDID section is not its name" c4.err; then
+	echo "ok: another build's entry under this name: $(cat c4.err)"
+else
+	fail "mismatched entry: $(cat c4.err)"
+fi
+
+# --- concurrent fillers ----------------------------------------------------
+ncase=$((ncase + 1))
+rm -rf "$C"
+i=0
+while [ $i -lt 8 ]; do
+	a2l -e prog <pcs2 >par$i.out 2>par$i.err &
+	i=$((i + 1))
+done
+wait
+i=0
+while [ $i -lt 8 ]; do
+	cmp -s par$i.out d2.out || fail "concurrent filler $i answered differently: $(cat par$i.err)"
+	i=$((i + 1))
+done
+n=$(ls -A "$C" | wc -l)
+if [ "$n" -eq 1 ] && "$D" verify "$C/$p2id.pcln" >/dev/null; then
+	echo "ok: 8 concurrent fillers, one sound entry, no temporaries"
+else
+	fail "concurrent fillers left: $(ls -A "$C")"
+fi
+
+# --- eviction --------------------------------------------------------------
+ncase=$((ncase + 1))
+build p3 -DPROG_OTHER=3
+p3id=$(bid p3)
+sz=$(wc -c <"$C/$p2id.pcln")
+a2l -e p1 0x1000 >/dev/null 2>&1
+sleep 1
+a2l -e p3 0x1000 >/dev/null 2>&1
+sleep 1
+# Touch p2's entry (a hit renews it), then store p1's again within a
+# limit for two entries: p3's, the least recently used, goes.
+a2l -e prog 0x1000 >/dev/null 2>&1
+rm "$C/$p1id.pcln"
+a2l --cache-limit $((2 * sz + sz / 2)) -e p1 0x1000 >/dev/null 2>&1
+if [ -f "$C/$p1id.pcln" ] && [ -f "$C/$p2id.pcln" ] && [ ! -f "$C/$p3id.pcln" ]; then
+	echo "ok: eviction to the limit took the least recently used entry"
+else
+	fail "eviction: left $(ls "$C")"
+fi
+
+# --- a table without DWARF is remade when the debug file turns up -----------
+ncase=$((ncase + 1))
+rm -rf "$C"
+strip -g p1 -o p1.s
+objcopy --only-keep-debug p1 p1.debug
+a2l -e p1.s <pcs1 >n1.out 2>n1.err
+[ -f "$C/$p1id.nodwarf.pcln" ] || fail "no .nodwarf entry: $(ls "$C")"
+grep -q '??:?' n1.out || fail "a table without DWARF has lines"
+mkdir -p dbg/.build-id/$(echo "$p1id" | cut -c1-2)
+cp p1.debug "dbg/.build-id/$(echo "$p1id" | cut -c1-2)/$(echo "$p1id" | cut -c3-).debug"
+a2l --debug-dir dbg -e p1.s <pcs1 >n2.out 2>n2.err
+if cmp -s n2.out d1.out && [ -f "$C/$p1id.pcln" ] && [ ! -f "$C/$p1id.nodwarf.pcln" ]; then
+	echo "ok: the table without DWARF was remade with the debug file"
+else
+	fail "nodwarf entry not remade: $(ls "$C") $(cat n2.err)"
+fi
+
+echo "$ncase cases, $fails failed"
+[ "$fails" -eq 0 ]
