@@ -17,9 +17,11 @@
 #     pcs would take ~17 minutes a run), and for libdw's function names;
 #   BENCH_ELFUTILS_NPCS (default 1000) pcs for eu-addr2line, which takes
 #     ~64 ms a pc there;
-#   BENCH_PARTS (default "real synth perf import") which parts to run
-#     ("perf": bench/perf.sh, pclndump perf against perf script and perf
-#     report; "import": the importer's scaling, bench/gen-dwarf.sh);
+#   BENCH_PARTS (default "real synth perf import ship") which parts to
+#     run ("perf": bench/perf.sh, pclndump perf against perf script and
+#     perf report; "import": the importer's scaling, bench/gen-dwarf.sh;
+#     "ship": bench/ship.sh, the real program stripped, split,
+#     compressed, found by build-id or debuginfod; needs "real");
 #   BENCH_IMPORT_SCALE (default 8) how much larger the second input of
 #     each import scaling benchmark is than the first;
 #   BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared
@@ -34,7 +36,7 @@ NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
 ENPCS=${BENCH_ELFUTILS_NPCS:-1000}
 RUNS=${BENCH_RUNS:-5}
-PARTS=${BENCH_PARTS:-real synth perf import}
+PARTS=${BENCH_PARTS:-real synth perf import ship}
 ISCALE=${BENCH_IMPORT_SCALE:-8}
 STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
 SNPCS=${BENCH_STRIDE_NPCS:-200000}
@@ -63,6 +65,8 @@ command -v llvm-symbolizer >/dev/null 2>&1 || need="$need llvm"
 command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
 command -v g++ >/dev/null 2>&1 || need="$need g++"
 [ -d /usr/src/googletest ] || need="$need googletest"
+command -v debuginfod >/dev/null 2>&1 || need="$need debuginfod"
+command -v xz >/dev/null 2>&1 || need="$need xz-utils"
 if [ -n "$need" ]; then
 	echo "run.sh: installing$need" >&2
 	apt-get update -qq && apt-get install -y -qq $need >/dev/null
@@ -222,6 +226,11 @@ addr2line -e "$REAL" -f < "$OUT/k.pcs" > "$OUT/k.binutils"
 say "real a2l_differing_lines $(diff "$OUT/k.pcln" "$OUT/k.binutils" | grep -c '^<' || true) of $(wc -l < "$OUT/k.pcln")"
 
 fi
+
+# --- the real program as it ships: bench/ship.sh ---
+case " $PARTS " in
+*" ship "*) if [ "${REALPART:-yes}" = yes ]; then . "$S/bench/ship.sh"; fi ;;
+esac
 
 # --- synthetic tables ---
 case " $PARTS " in *" synth "*) ;; *) SIZES= ;; esac
