@@ -32,16 +32,8 @@ objcopy --strip-debug --add-gnu-debuglink=prog.debug prog dl/prog
 cp prog.debug dl/
 objcopy --compress-debug-sections=zlib prog prog.zlib
 objcopy --compress-debug-sections=zstd prog prog.zstd
-nm -D prog --format=posix --defined-only | awk '{ print $1 }' | sort >dynsyms
-nm prog --format=posix --defined-only |
-    awk '$2 == "T" || $2 == "t" { print $1 }' | sort >funcsyms
-comm -13 dynsyms funcsyms >keepsyms
-objcopy -S --remove-section .gdb_index --remove-section .comment \
-    --keep-symbols=keepsyms prog.debug mini.debug
-xz -f mini.debug
-cp prog.s prog.mini
-objcopy --add-section .gnu_debugdata=mini.debug.xz prog.mini
-say "ship program $(stat -c %s prog) bytes; stripped $(stat -c %s prog.s), debug file $(stat -c %s prog.debug), MiniDebugInfo $(stat -c %s mini.debug.xz)"
+sh "$S/scripts/minidebuginfo.sh" prog prog.debug prog.mini
+say "ship program $(stat -c %s prog) bytes; stripped $(stat -c %s prog.s), debug file $(stat -c %s prog.debug), MiniDebugInfo $(( $(stat -c %s prog.mini) - $(stat -c %s prog.s) ))"
 
 # The split build.
 if [ ! -x split/prog ]; then

@@ -1,13 +1,14 @@
 /* buildid.c -- a table's build-id (the BUILDID trailer section, read by
- * pcln_get_build_id in reader.c) against an object's (pcln.h). */
+ * pcln_get_build_id in reader.c) against an object's, and build-ids in
+ * hex (pcln.h). */
 #include <config.h>
 
 #include <string.h>
 
 #include "internal.h"
 
-static void
-hex(const uint8_t *id, size_t len, char *buf)
+char *
+pcln_build_id_hex(const uint8_t *id, size_t len, char *buf)
 {
 	static const char digits[] = "0123456789abcdef";
 	size_t i;
@@ -17,6 +18,7 @@ hex(const uint8_t *id, size_t len, char *buf)
 		buf[2 * i + 1] = digits[id[i] & 15];
 	}
 	buf[2 * len] = 0;
+	return buf;
 }
 
 int
@@ -33,9 +35,9 @@ pcln_check_build_id(const pcln_table *t, const uint8_t *id, size_t len,
 	if (have && len > 0 && tlen == len && memcmp(tid, id, len) == 0)
 		return 0;
 	if (have)
-		hex(tid, tlen, a);
+		pcln_build_id_hex(tid, tlen, a);
 	if (len > 0)
-		hex(id, len, b);
+		pcln_build_id_hex(id, len, b);
 	if (!have && len == 0)
 		return pclni_seterr(err, PCLN_EBUILDID, -1, "neither the table "
 		    "nor the object has a build-id, so nothing shows the table "

@@ -324,6 +324,8 @@ int pcln_get_section(const pcln_table *t, size_t i, uint32_t *tag,
  * 1 with *ID (into the blob) and *LEN, 0 if it has none (or the section
  * is not 1 to PCLN_BUILDID_MAX bytes). */
 int pcln_get_build_id(const pcln_table *t, const uint8_t **id, size_t *len);
+/* Lowercase hex of ID[0..LEN) into BUF (2 * LEN + 1 bytes); BUF. */
+char *pcln_build_id_hex(const uint8_t *id, size_t len, char *buf);
 /* Is T the table for the object with build-id ID[0..LEN) (its
  * NT_GNU_BUILD_ID note)?  0 if the table records that build-id; else -1
  * with ERR (PCLN_EBUILDID) giving both in hex ("table is for build-id

@@ -78,6 +78,22 @@ imp() {
 	return $rc
 }
 
+# refused NAME BIN CACHE URLS PATTERN: the import succeeds with a table
+# without lines and a warning matching PATTERN.
+refused() {
+	ncase=$((ncase + 1))
+	if imp "$1" "$2" "$3" "$4"; then
+		grep -q "$5" "$1.log" ||
+			{ cat "$1.log" >&2; fail "$1: no clear warning"; }
+		answers "$1.pcln" >"$1.ans"
+		grep -q '\.c:[1-9]' "$1.ans" && fail "$1: the table has lines"
+		echo "ok: $1 in $(cat "$1.time") s: $(grep -o 'debuginfod (.*' "$1.log")"
+	else
+		cat "$1.log" >&2
+		fail "$1: pclnld failed"
+	fi
+}
+
 build || { fail "cannot build the test program"; exit 1; }
 id=$(readelf -n prog | awk '/Build ID/ { print $3 }')
 objdump -d --no-show-raw-insn -j .text prog |
@@ -127,17 +143,8 @@ grep -q "GET /buildid/$id/debuginfo 200" debuginfod.log ||
 	fail "found: the server saw no request for $id"
 
 # 404.
-ncase=$((ncase + 1))
-if imp notfound other.s "$work/cache404" "$url"; then
-	grep -q "no DWARF found.*debuginfod (DEBUGINFOD_URLS=$url) for build-id $otherid: no such file there (404)" notfound.log ||
-		{ cat notfound.log >&2; fail "404: no clear warning"; }
-	answers notfound.pcln >notfound.ans
-	grep -q '\.c:[1-9]' notfound.ans && fail "404: the table has lines"
-	echo "ok: 404 in $(cat notfound.time) s: $(grep -o 'debuginfod (.*' notfound.log)"
-else
-	cat notfound.log >&2
-	fail "404: pclnld failed"
-fi
+refused notfound other.s "$work/cache404" "$url" \
+    "no DWARF found.*debuginfod (DEBUGINFOD_URLS=$url) for build-id $otherid: no such file there (404)"
 
 # The server gone: the first fetch is in libdebuginfod's cache.
 cleanup_hook
@@ -152,15 +159,8 @@ else
 fi
 
 # Down: nothing listens there now.
-ncase=$((ncase + 1))
-if imp down prog.s "$work/cachedown" "$url"; then
-	grep -q "for build-id $id: connection refused (is the server down?)" down.log ||
-		{ cat down.log >&2; fail "down: no clear warning"; }
-	echo "ok: down in $(cat down.time) s: $(grep -o 'debuginfod (.*' down.log)"
-else
-	cat down.log >&2
-	fail "down: pclnld failed"
-fi
+refused down prog.s "$work/cachedown" "$url" \
+    "for build-id $id: connection refused (is the server down?)"
 
 # Slow: a server that accepts connections and never answers.
 sport=$(free_port)
@@ -177,17 +177,8 @@ while time.time() < end:
 ' "$sport" &
 pids="$pids $!"
 sleep 0.5
-ncase=$((ncase + 1))
-if imp slow prog.s "$work/cacheslow" "http://127.0.0.1:$sport"; then
-	grep -q "for build-id $id: timed out" slow.log ||
-		{ cat slow.log >&2; fail "slow: no clear warning"; }
-	answers slow.pcln >slow.ans
-	grep -q '\.c:[1-9]' slow.ans && fail "slow: the table has lines"
-	echo "ok: slow in $(cat slow.time) s: $(grep -o 'debuginfod (.*' slow.log)"
-else
-	cat slow.log >&2
-	fail "slow: pclnld failed"
-fi
+refused slow prog.s "$work/cacheslow" "http://127.0.0.1:$sport" \
+    "for build-id $id: timed out"
 
 echo "$ncase cases, $fails failed"
 [ "$fails" -eq 0 ]

@@ -189,15 +189,7 @@ grep -q "no file 'nbl.debug' with CRC 0x" debuglink-bad-crc.log ||
 cp pcs.keep pcs
 
 # 4. Symbols only: MiniDebugInfo (Fedora's recipe), strip -g, .dynsym.
-nm -D prog --format=posix --defined-only | awk '{ print $1 }' | sort >dynsyms
-nm prog --format=posix --defined-only |
-    awk '$2 == "T" || $2 == "t" { print $1 }' | sort >funcsyms
-comm -13 dynsyms funcsyms >keepsyms
-objcopy -S --remove-section .gdb_index --remove-section .comment \
-    --keep-symbols=keepsyms prog.debug mini.debug
-xz -f mini.debug
-strip -s prog -o prog.mini
-objcopy --add-section .gnu_debugdata=mini.debug.xz prog.mini
+sh "$top_srcdir/scripts/minidebuginfo.sh" prog prog.debug prog.mini
 route minidebuginfo prog.mini none r0.ans
 grep -q 'symbols: .dynsym + MiniDebugInfo' minidebuginfo.log ||
 	fail "minidebuginfo: not read"
@@ -241,17 +233,21 @@ route dwo-missing split/prog self noinl.ans
 grep -q '2 of 2 split-DWARF units not found' dwo-missing.log ||
 	fail "dwo-missing: no warning"
 mv split/hide/*.dwo split/
+# package NAME DIR TOOL REF: pack DIR/prog's .dwo files with TOOL,
+# remove them, and expect REF's answers from the package.
+package() {
+	if (cd "$2" && timeout 60 $3 -e prog -o prog.dwp) 2>dwp.log; then
+		rm "$2"/*.dwo
+		route "$1" "$2/prog" self "$4"
+		grep -q '2 units from .*prog.dwp' "$1.log" ||
+			fail "$1: the package was not read"
+	else
+		fail "$3 failed: $(cat dwp.log)"
+	fi
+}
 if command -v dwp >/dev/null 2>&1; then
 	build split4 prog -g -gdwarf-4 -gsplit-dwarf || exit 1
-	if same_code prog split4/prog &&
-	    (cd split4 && timeout 60 dwp -e prog -o prog.dwp) 2>dwp.log; then
-		rm split4/*.dwo
-		route dwp-v2 split4/prog self ref.ans
-		grep -q '2 units from .*prog.dwp' dwp-v2.log ||
-			fail "dwp-v2: the package was not read"
-	else
-		fail "binutils dwp failed: $(cat dwp.log)"
-	fi
+	same_code prog split4/prog && package dwp-v2 split4 dwp ref.ans
 else
 	echo "note: no binutils dwp; the version 2 package is not tested"
 fi
@@ -263,15 +259,7 @@ if command -v clang >/dev/null 2>&1 && command -v llvm-dwp >/dev/null 2>&1; then
 	cp cref/prog cprog
 	insns cprog >pcs
 	"$LD" --elf cprog -o cref.pcln && answers cref.pcln pcs >cref.ans
-	if same_code cprog csplit/prog &&
-	    (cd csplit && timeout 60 llvm-dwp -e prog -o prog.dwp) 2>dwp.log; then
-		rm csplit/*.dwo
-		route dwp-v5 csplit/prog self cref.ans
-		grep -q '2 units from .*prog.dwp' dwp-v5.log ||
-			fail "dwp-v5: the package was not read"
-	else
-		fail "llvm-dwp failed: $(cat dwp.log)"
-	fi
+	same_code cprog csplit/prog && package dwp-v5 csplit llvm-dwp cref.ans
 else
 	echo "note: no clang or llvm-dwp; the version 5 package is not tested"
 fi

@@ -27,3 +27,13 @@ tests_find_check_buildid_SOURCES = tests/find/check_buildid.c
 tests_find_check_buildid_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_find_check_buildid_LDADD = lib/libpcln.la $(CHECK_LIBS)
 TESTS += tests/find/check_buildid
+
+## tests/find/check_cache: the cache's API on the test program itself.
+EXTRA_DIST += tests/find/check_cache.c
+if HAVE_LIBDW
+check_PROGRAMS += tests/find/check_cache
+tests_find_check_cache_SOURCES = tests/find/check_cache.c
+tests_find_check_cache_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_find_check_cache_LDADD = lib/libpcln.la $(CHECK_LIBS)
+TESTS += tests/find/check_cache
+endif

@@ -58,6 +58,10 @@ extern dump_find dump_find_opts;
 	{ "debug-dir", required_argument, NULL, DUMP_OPT_DEBUG_DIR }, \
 	{ "table", required_argument, NULL, DUMP_OPT_TABLE }, \
 	{ "cache-limit", required_argument, NULL, DUMP_OPT_CACHE_LIMIT }
+#define DUMP_FIND_CASES \
+	case DUMP_OPT_CACHE: case DUMP_OPT_NO_CACHE: \
+	case DUMP_OPT_DEBUG_DIR: case DUMP_OPT_TABLE: \
+	case DUMP_OPT_CACHE_LIMIT
 /* Take option C (a DUMP_OPT_* code) with ARG: 0, or an exit status after
  * the message. */
 int dump_find_option(int c, const char *arg);

@@ -348,9 +348,7 @@ dump_addr2line(int argc, char **argv, int verify, int demangle)
 		case 'r': dump_demangle_recurse_limit(0); break;
 		case 's': a.basenames = 1; break;
 		case OPT_VERIFY: a.verify = 1; break;
-		case DUMP_OPT_CACHE: case DUMP_OPT_NO_CACHE:
-		case DUMP_OPT_DEBUG_DIR: case DUMP_OPT_TABLE:
-		case DUMP_OPT_CACHE_LIMIT:
+		DUMP_FIND_CASES:
 			if ((rc = dump_find_option(c, optarg)) != 0)
 				return rc;
 			break;

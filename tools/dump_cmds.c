@@ -221,18 +221,12 @@ summary_fields(const dump_input *in, struct summary *m)
 static const char *
 build_id_hex(const dump_input *in, char buf[2 * PCLN_BUILDID_MAX + 1])
 {
-	static const char digits[] = "0123456789abcdef";
 	const uint8_t *id;
-	size_t len, k;
+	size_t len;
 
 	if (pcln_get_build_id(in->t, &id, &len) != 1)
 		return NULL;
-	for (k = 0; k < len; k++) {
-		buf[2 * k] = digits[id[k] >> 4];
-		buf[2 * k + 1] = digits[id[k] & 15];
-	}
-	buf[2 * len] = 0;
-	return buf;
+	return pcln_build_id_hex(id, len, buf);
 }
 
 /* Trailer directory entry I: tag, name, offset, size. */

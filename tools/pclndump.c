@@ -283,9 +283,7 @@ main(int argc, char **argv)
 			} else
 				o.has_range = 1;
 			break;
-		case DUMP_OPT_CACHE: case DUMP_OPT_NO_CACHE:
-		case DUMP_OPT_DEBUG_DIR: case DUMP_OPT_TABLE:
-		case DUMP_OPT_CACHE_LIMIT:
+		DUMP_FIND_CASES:
 			if ((rc = dump_find_option(c, optarg)) != 0)
 				return rc;
 			break;

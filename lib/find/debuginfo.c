@@ -81,30 +81,15 @@ pcln_symsrc_name(pcln_symsrc s)
 	}
 }
 
-char *
-pcln_build_id_hex(const uint8_t *id, size_t len, char *buf)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		buf[2 * i] = hex[id[i] >> 4];
-		buf[2 * i + 1] = hex[id[i] & 15];
-	}
-	buf[2 * len] = 0;
-	return buf;
-}
-
-/* Does E have DWARF of its own: a .debug_info (or .zdebug_info) with
- * bytes in the file? */
-static int
-has_debug_info(Elf *e)
+/* The first section of E named NAME with bytes in the file, or NULL. */
+Elf_Scn *
+pclni_find_scn(Elf *e, const char *want)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		return 0;
+		return NULL;
 	while ((scn = elf_nextscn(e, scn)) != NULL) {
 		GElf_Shdr sh;
 		const char *name;
@@ -113,11 +98,19 @@ has_debug_info(Elf *e)
 		    sh.sh_size == 0)
 			continue;
 		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name != NULL && (strcmp(name, ".debug_info") == 0 ||
-		    strcmp(name, ".zdebug_info") == 0))
-			return 1;
+		if (name != NULL && strcmp(name, want) == 0)
+			return scn;
 	}
-	return 0;
+	return NULL;
+}
+
+/* Does E have DWARF of its own: a .debug_info (or .zdebug_info) with
+ * bytes in the file? */
+static int
+has_debug_info(Elf *e)
+{
+	return pclni_find_scn(e, ".debug_info") != NULL ||
+	    pclni_find_scn(e, ".zdebug_info") != NULL;
 }
 
 static int
@@ -132,28 +125,6 @@ has_section_type(Elf *e, unsigned type)
 			return 1;
 	}
 	return 0;
-}
-
-/* The section named NAME with bytes in the file, or NULL. */
-static Elf_Data *
-section_data(Elf *e, const char *want)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e, &shstrndx) != 0)
-		return NULL;
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name != NULL && strcmp(name, want) == 0)
-			return elf_rawdata(scn, NULL);
-	}
-	return NULL;
 }
 
 /* Open the DWARF of E (already decompressed).  NULL: none usable. */
@@ -430,6 +401,7 @@ search(struct pcln_debuginfo *d, const pcln_find_opts *o, pcln_err *err)
 static int
 choose_symbols(struct pcln_debuginfo *d, pcln_err *err)
 {
+	Elf_Scn *scn;
 	Elf_Data *mini;
 
 	if (has_section_type(d->elf, SHT_SYMTAB)) {
@@ -449,8 +421,8 @@ choose_symbols(struct pcln_debuginfo *d, pcln_err *err)
 		d->syms[d->nsyms++].type = SHT_DYNSYM;
 		d->res.symbols = PCLN_SYMS_DYNSYM;
 	}
-	if ((mini = section_data(d->elf, ".gnu_debugdata")) != NULL &&
-	    mini->d_size > 0) {
+	if ((scn = pclni_find_scn(d->elf, ".gnu_debugdata")) != NULL &&
+	    (mini = elf_rawdata(scn, NULL)) != NULL && mini->d_size > 0) {
 		char what[PATH_MAX + 32];
 
 		snprintf(what, sizeof what, "%s: .gnu_debugdata", d->path);

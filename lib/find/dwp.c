@@ -264,27 +264,19 @@ out:
 	return rc;
 }
 
-/* The data of every section of E named NAME, decompressed (zlib through
- * libelf; zstd was done by pclni_find_decompress). */
+/* The data of E's section NAME, decompressed (zlib through libelf;
+ * zstd was done by pclni_find_decompress), or NULL. */
 static Elf_Data *
-sect_data(Elf *e, size_t shstrndx, const char *want)
+sect_data(Elf *e, const char *want)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = pclni_find_scn(e, want);
+	GElf_Shdr sh;
 
-	while ((scn = elf_nextscn(e, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type == SHT_NOBITS)
-			continue;
-		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if (name == NULL || strcmp(name, want) != 0)
-			continue;
-		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-			return NULL;
-		return elf_getdata(scn, NULL);
-	}
-	return NULL;
+	if (scn == NULL || gelf_getshdr(scn, &sh) == NULL)
+		return NULL;
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return NULL;
+	return elf_getdata(scn, NULL);
 }
 
 /* Make the directories of REL (a relative path) under DIR; 0, or -1
@@ -506,7 +498,7 @@ pclni_find_dwp(struct pcln_debuginfo *d, pcln_err *err)
 	if (pclni_find_decompress(d, e, dwp, err) < 0)
 		goto out;
 	big = elf_getident(e, NULL)[EI_DATA] == ELFDATA2MSB;
-	idx = sect_data(e, shstrndx, ".debug_cu_index");
+	idx = sect_data(e, ".debug_cu_index");
 	memset(&ierr, 0, sizeof ierr);
 	if (idx == NULL || pclni_dwp_index_open(&ix, idx->d_buf, idx->d_size,
 	    big, &ierr) < 0) {
@@ -516,8 +508,8 @@ pclni_find_dwp(struct pcln_debuginfo *d, pcln_err *err)
 		goto out;
 	}
 	for (k = 0; k < NSECTS; k++)
-		data[k] = sect_data(e, shstrndx, sects[k].name);
-	str = sect_data(e, shstrndx, ".debug_str.dwo");
+		data[k] = sect_data(e, sects[k].name);
+	str = sect_data(e, ".debug_str.dwo");
 	tmp = getenv("TMPDIR");
 	snprintf(tmpl, sizeof tmpl, "%s/pcln-dwp.XXXXXX", tmp != NULL &&
 	    tmp[0] == '/' ? tmp : "/tmp");

@@ -60,6 +60,8 @@ struct pcln_debuginfo {
 void pclni_find_note(struct pcln_debuginfo *d, const char *fmt, ...)
     PCLNI_PRINTF(2, 3);
 int pclni_find_nomem(pcln_err *err);
+/* The first section of E named NAME with bytes in the file, or NULL. */
+Elf_Scn *pclni_find_scn(Elf *e, const char *name);
 
 /* decompress.c: decompress E's zstd-compressed .debug_* sections in
  * place (E opened ELF_C_READ_MMAP_PRIVATE or ELF_C_READ); note the

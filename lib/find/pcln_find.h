@@ -126,8 +126,6 @@ const char *pcln_route_name(pcln_route r);
  * or "none". */
 const char *pcln_symsrc_name(pcln_symsrc s);
 
-/* Lowercase hex of ID[0..LEN) into BUF (2 * LEN + 1 bytes); BUF. */
-char *pcln_build_id_hex(const uint8_t *id, size_t len, char *buf);
 
 /* The libelf and libdw types, as libelf.h and libdw.h declare them. */
 struct Elf;
