@@ -25,10 +25,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef HAVE_LIBDEBUGINFOD
-#include <elfutils/debuginfod.h>
-#endif
-
 #include "find_internal.h"
 #include "pcln_dwarf.h"
 #include "pcln_link.h"
@@ -426,7 +422,11 @@ pcln_table_for_file(pcln_cache *cache, const char *path,
 	memset(&old, 0, sizeof old);
 	if (pcln_file_build_id(path, id, &idlen, err) < 0)
 		return -1;
-	/* Only the default table (with inlined calls) is cached. */
+	/* Only the default table (with inlined calls) is cached, and only
+	 * a file with a build-id can be. */
+	if (cache != NULL && idlen == 0)
+		snprintf(note, sizeof note, "%s has no build-id, so its table "
+		    "is not cached", path);
 	if ((flags & PCLN_DWARF_NO_INLINE) || idlen == 0)
 		cache = NULL;
 	if (cache != NULL) {
@@ -445,6 +445,7 @@ pcln_table_for_file(pcln_cache *cache, const char *path,
 	}
 	/* A table made without DWARF stands until the search finds some. */
 	if (old.blob != NULL && d->res.route == PCLN_ROUTE_NONE) {
+		old.found = d->res;	/* where the search looked */
 		pcln_debuginfo_close(d);
 		*out = old;
 		goto verify;
@@ -457,6 +458,11 @@ pcln_table_for_file(pcln_cache *cache, const char *path,
 	out->found = d->res;
 	out->nodwarf = d->res.route == PCLN_ROUTE_NONE;
 	pcln_debuginfo_close(d);
+	if (cache == NULL && note[0] != 0) {
+		size_t k = strlen(out->found.note);
+		snprintf(out->found.note + k, sizeof out->found.note - k,
+		    "%s%.900s", k ? "; " : "", note);
+	}
 	if (cache != NULL) {
 		pcln_err serr;
 		memset(&serr, 0, sizeof serr);
@@ -511,15 +517,17 @@ find_object(const uint8_t *id, size_t len, const pcln_find_opts *o,
 #ifdef HAVE_LIBDEBUGINFOD
 	if (!(o->flags & PCLN_FIND_NO_DEBUGINFOD)) {
 		const char *urls = getenv("DEBUGINFOD_URLS");
+		const struct pclni_debuginfod *f;
 		debuginfod_client *c;
 		char *p = NULL;
 		int fd;
 
 		if (urls == NULL || urls[0] == 0 ||
-		    (c = debuginfod_begin()) == NULL)
+		    (f = pclni_find_debuginfod()) == NULL ||
+		    (c = f->begin()) == NULL)
 			return 0;
-		fd = debuginfod_find_executable(c, id, (int)len, &p);
-		debuginfod_end(c);
+		fd = f->find_executable(c, id, (int)len, &p);
+		f->end(c);
 		if (fd >= 0) {
 			close(fd);
 			snprintf(path, PCLN_FIND_PATH_MAX, "%s", p);

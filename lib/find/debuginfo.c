@@ -24,10 +24,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#ifdef HAVE_LIBDEBUGINFOD
-#include <elfutils/debuginfod.h>
-#endif
-
 #include "find_internal.h"
 #include "pcln_elf.h"
 
@@ -144,7 +140,8 @@ open_dwarf(struct pcln_debuginfo *d, Elf *e, const char *what)
 static int
 progress(debuginfod_client *c, long a, long b)
 {
-	struct pcln_debuginfo *d = debuginfod_get_user_data(c);
+	const struct pclni_debuginfod *f = pclni_find_debuginfod();
+	struct pcln_debuginfo *d = f != NULL ? f->get_user_data(c) : NULL;
 
 	(void)a;
 	(void)b;
@@ -304,10 +301,16 @@ find_cb(Dwfl_Module *mod, void **userdata, const char *modname,
 		    file, link, crc, name);
 	if (fd < 0) {
 #ifdef HAVE_LIBDEBUGINFOD
-		debuginfod_client *c = dwfl_get_debuginfod_client(d->dwfl);
-		if (c != NULL) {
-			debuginfod_set_user_data(c, d);
-			debuginfod_set_progressfn(c, progress);
+		const char *urls = getenv("DEBUGINFOD_URLS");
+		const struct pclni_debuginfod *f;
+		debuginfod_client *c;
+
+		/* Only then is there a server to ask. */
+		if (urls != NULL && urls[0] != 0 &&
+		    (c = dwfl_get_debuginfod_client(d->dwfl)) != NULL &&
+		    (f = pclni_find_debuginfod()) != NULL) {
+			f->set_user_data(c, d);
+			f->set_progressfn(c, progress);
 		}
 #endif
 		free(*name);

@@ -4,7 +4,7 @@
 
 pcln_find_sources = lib/find/pcln_find.h lib/find/find_internal.h \
 	lib/find/dwp_index.h lib/find/debuginfo.c lib/find/decompress.c \
-	lib/find/dwp.c lib/find/cache.c
+	lib/find/dwp.c lib/find/cache.c lib/find/debuginfod.c
 
 EXTRA_DIST += $(pcln_find_sources)
 if HAVE_LIBDW

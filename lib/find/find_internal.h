@@ -56,6 +56,25 @@ struct pcln_debuginfo {
 	Elf *tmpelf;
 };
 
+#ifdef HAVE_LIBDEBUGINFOD
+#include <elfutils/debuginfod.h>
+
+/* debuginfod.c: libdebuginfod's calls we make, from the library loaded
+ * when first needed; NULL if it is not installed. */
+struct pclni_debuginfod {
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	int (*find_executable)(debuginfod_client *, const unsigned char *,
+	    int, char **);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+};
+#else
+struct pclni_debuginfod;
+#endif
+const struct pclni_debuginfod *pclni_find_debuginfod(void);
+
 /* debuginfo.c */
 void pclni_find_note(struct pcln_debuginfo *d, const char *fmt, ...)
     PCLNI_PRINTF(2, 3);
