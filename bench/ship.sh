@@ -65,23 +65,36 @@ until python3 -c "import urllib.request, sys; m = urllib.request.urlopen('http:/
 	sleep 0.2
 done
 
-# route NAME FILE [PCLNLD-ARGS]: median conversion time, size, route.
-route() {
-	name=$1 file=$2; shift 2
+# cold DIR CMD...: the median of SRUNS wall-clock times of CMD, each
+# after removing DIR (a cache), stdin from one.pc.
+cold() {
+	dir=$1; shift
+	in=$SHIP/one.pc
+	[ -f "$in" ] || in=/dev/null
 	k=0; : >"$SHIP/times"
 	while [ $k -lt "$SRUNS" ]; do
-		rm -rf "$SHIP/dcache"
+		rm -rf "$dir"
 		t0=$(date +%s.%N)
-		DEBUGINFOD_CACHE_PATH=$SHIP/dcache "$PCLNLD" --elf "$file" \
-		    "$@" -o "$SHIP/$name.blob" -v 2>"$SHIP/$name.log"
+		"$@" <"$in" >/dev/null
 		t1=$(date +%s.%N)
-		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f\n", b - a }' \
+		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' \
 		    >>"$SHIP/times"
 		k=$((k + 1))
 	done
-	say "ship $name pclnld_s $(sort -g "$SHIP/times" | sed -n "$(( (SRUNS + 1) / 2 ))p")"
+	sort -g "$SHIP/times" | sed -n "$(( (SRUNS + 1) / 2 ))p"
+}
+
+# route NAME FILE [PCLNLD-ARGS]: median conversion time (libdebuginfod's
+# cache emptied each time), size, route.
+route() {
+	name=$1 file=$2; shift 2
+	DEBUGINFOD_CACHE_PATH=$SHIP/dcache
+	export DEBUGINFOD_CACHE_PATH
+	say "ship $name pclnld_s $(cold "$SHIP/dcache" "$PCLNLD" --elf "$file" \
+	    "$@" -o "$SHIP/$name.blob" -v 2>"$SHIP/$name.log")"
+	unset DEBUGINFOD_CACHE_PATH
 	say "ship $name blob_bytes $(stat -c %s "$SHIP/$name.blob")"
-	say "ship $name found $(sed -n 's/^pclnld: [^:]*: build-id [0-9a-f]*; //p' "$SHIP/$name.log" | sed "s|$SHIP/||g")"
+	say "ship $name found $(sed -n 's/^pclnld: [^:]*: build-id [0-9a-f]*; //p' "$SHIP/$name.log" | sed "s|$SHIP/||g" | head -1)"
 }
 route self prog
 route zlib prog.zlib
@@ -107,18 +120,8 @@ done
 
 # The first answer: cold (empty cache) and warm, against the peers.
 head -1 "$SHIP/k.pcs" >"$SHIP/one.pc"
-k=0; : >"$SHIP/times"
-while [ $k -lt "$SRUNS" ]; do
-	rm -rf "$SHIP/cache"
-	t0=$(date +%s.%N)
-	"$DUMP" addr2line --cache "$SHIP/cache" --debug-dir "$SHIP/dbg" \
-	    -e "$SHIP/prog.s" -f <"$SHIP/one.pc" >/dev/null
-	t1=$(date +%s.%N)
-	awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' \
-	    >>"$SHIP/times"
-	k=$((k + 1))
-done
-say "ship first_answer_cold_s pcln $(sort -g "$SHIP/times" | sed -n "$(( (SRUNS + 1) / 2 ))p")"
+say "ship first_answer_cold_s pcln $(cold "$SHIP/cache" "$DUMP" addr2line \
+    --cache "$SHIP/cache" --debug-dir "$SHIP/dbg" -e "$SHIP/prog.s" -f)"
 say "ship cache_entry_bytes $(stat -c %s "$SHIP/cache/$sid.pcln")"
 say "ship first_answer_warm_s pcln $(median_time_short "$SHIP/one.pc" \
     "$DUMP" addr2line --cache "$SHIP/cache" --debug-dir "$SHIP/dbg" \
