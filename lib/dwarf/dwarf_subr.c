@@ -162,12 +162,15 @@ cmpsubr(const void *a, const void *b)
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
 	/* the kept copy (lowest unit) first, then the larger range, then
-	 * DIE order: deterministic */
+	 * the later DIE: of two subprograms of one unit with one range (an
+	 * assembly function and its alias, like glibc's __memmove_* and
+	 * __memcpy_*), binutils names the last one, as its function list
+	 * is built by prepending */
 	if (x->unit != y->unit)
 		return x->unit < y->unit ? -1 : 1;
 	if (x->end != y->end)
 		return x->end > y->end ? -1 : 1;
-	return dwarf_dieoffset((Dwarf_Die *)(uintptr_t)&x->die) <
+	return dwarf_dieoffset((Dwarf_Die *)(uintptr_t)&x->die) >
 	    dwarf_dieoffset((Dwarf_Die *)(uintptr_t)&y->die) ? -1 : 1;
 }
 
