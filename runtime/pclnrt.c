@@ -229,10 +229,13 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 }
 
 /* Position S to decode table TABLE of F for PC: at the table's start,
- * or at its last checkpoint at or before PC.  Returns PCLNRT_OK, or the
- * status pclnrt_pcvalue returns without decoding. */
+ * or at its last checkpoint at or before PC.  CK->LO, CK->HI: the
+ * interval of pc - entry from which the same starting point is chosen
+ * (all of them without checkpoints).  Returns PCLNRT_OK, or the status
+ * pclnrt_pcvalue returns without decoding. */
 static int
-seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s)
+seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s,
+    struct pclnrt_ckpt *ck)
 {
 	const pclnrt_table *t = f->t;
 	uint32_t off;
@@ -250,17 +253,21 @@ seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s)
 	pclnrt_pcstep_init(s, t->blob + off, t->blob + t->len, f->entry,
 	    t->quantum);
 	pclnrt_pcstep_seek(s, t->ckpt, t->ckptlen, t->big, t->nfunc, f->index,
-	    (uint32_t)table, pc);
+	    (uint32_t)table, pc, ck);
 	return PCLNRT_OK;
 }
 
 /* Decode from S to the row holding PC (seek's S).  Each step consumes a
  * byte: at most len - off steps; from a checkpoint, at most the stride
- * in a verified blob. */
-static int
+ * in a verified blob.  If FROM is not NULL, store in *FROM the least pc
+ * at or above which the same rows from S give the same row: past every
+ * row start decoded and every earlier row's end (the ends need not
+ * rise: a row's end wraps past 2^64 in a damaged table). */
+PCLNRT_INLINE int
 scan(const pclnrt_func *f, struct pclnrt_pcstep *s, uint64_t pc,
-    int32_t *value, uint64_t *start, uint64_t *end)
+    int32_t *value, uint64_t *start, uint64_t *end, uint64_t *from)
 {
+	uint64_t lo = s->nextpc;
 	int rc;
 
 	while ((rc = pclnrt_pcstep(s)) == 1) {
@@ -270,8 +277,11 @@ scan(const pclnrt_func *f, struct pclnrt_pcstep *s, uint64_t pc,
 				*start = s->pc;
 			if (end != NULL)
 				*end = s->nextpc < f->end ? s->nextpc : f->end;
+			if (from != NULL)
+				*from = lo;
 			return PCLNRT_OK;
 		}
+		lo = s->nextpc > lo ? s->nextpc : lo;
 	}
 	return rc == 0 ? PCLNRT_NOTFOUND : PCLNRT_CORRUPT;
 }
@@ -281,11 +291,12 @@ pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
     uint64_t *start, uint64_t *end)
 {
 	struct pclnrt_pcstep s;
+	struct pclnrt_ckpt ck;
 	int rc;
 
-	if ((rc = seek(f, table, pc, &s)) != PCLNRT_OK)
+	if ((rc = seek(f, table, pc, &s, &ck)) != PCLNRT_OK)
 		return rc;
-	return scan(f, &s, pc, value, start, end);
+	return scan(f, &s, pc, value, start, end, NULL);
 }
 
 int
@@ -341,6 +352,7 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
     int32_t *line)
 {
 	struct pclnrt_pcstep sf, sl;
+	struct pclnrt_ckpt ck;
 	int32_t fileno;
 	int rc, rcf;
 
@@ -348,19 +360,19 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
 	 * fetched at the same time rather than one after the other. */
 	*path = NULL;
 	*line = 0;
-	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf);
-	rc = seek(f, PCLN_TAB_PCLN, pc, &sl);
+	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf, &ck);
+	rc = seek(f, PCLN_TAB_PCLN, pc, &sl, &ck);
 	if (rcf == PCLNRT_OK)
 		PCLNRT_PREFETCH(sf.p);
 	if (rc == PCLNRT_OK)
 		PCLNRT_PREFETCH(sl.p);
 	if (rcf == PCLNRT_OK)
-		rcf = scan(f, &sf, pc, &fileno, NULL, NULL);
+		rcf = scan(f, &sf, pc, &fileno, NULL, NULL, NULL);
 	if (rcf == PCLNRT_OK && (*path = pclnrt_filename(f->t, fileno)) ==
 	    NULL)
 		rcf = PCLNRT_CORRUPT;
 	if (rc == PCLNRT_OK)
-		rc = scan(f, &sl, pc, line, NULL, NULL);
+		rc = scan(f, &sl, pc, line, NULL, NULL, NULL);
 	if (rc != PCLNRT_OK)
 		*line = 0;
 	return rc != PCLNRT_OK ? rc : rcf;
@@ -372,7 +384,8 @@ pclnrt_pccache_init(pclnrt_pccache *c)
 	unsigned k;
 
 	for (k = 0; k < PCLNRT_PCCACHE_SIZE; k++) {
-		c->ent[k].table = NULL;
+		c->ent[k].t = NULL;
+		c->ent[k].key = 0;
 		c->ent[k].start = c->ent[k].end = 0;
 		c->ent[k].value = 0;
 	}
@@ -380,46 +393,55 @@ pclnrt_pccache_init(pclnrt_pccache *c)
 	c->hits = c->misses = 0;
 }
 
+/* The cache's promise (pclnrt.h) is exactness: a hit returns what
+ * pclnrt_pcvalue would.  An entry is keyed by the table handle, the
+ * function's index and the table number, which fix everything the
+ * uncached lookup reads but the pc (F comes from pclnrt_findfunc on
+ * that handle), and holds the full-width pcs over which the uncached
+ * lookup provably gives this row: those that pick the same checkpoint
+ * (pclnrt_ckpt_find's interval) and for which decoding from it stops at
+ * the same row (scan's FROM).  In a valid blob that is the whole row. */
 int
 pclnrt_pcvalue_cached(const pclnrt_func *f, int table, uint64_t pc,
     int32_t *value, pclnrt_pccache *c)
 {
-	const pclnrt_table *t = f->t;
-	const uint8_t *key;
-	uint64_t start, end, rel;
-	uint32_t off;
+	struct pclnrt_pccache_ent *e;
+	struct pclnrt_pcstep s;
+	struct pclnrt_ckpt ck;
+	uint64_t key, end, from;
 	unsigned k;
-	int rc, bad;
+	int rc;
 
 	if (c == NULL)
 		return pclnrt_pcvalue(f, table, pc, value, NULL, NULL);
-	if (table < 0)
-		return PCLNRT_NOTFOUND;
-	off = tab_off(f, (uint64_t)table, &bad);
-	if (bad || off == 0 || off >= t->len || pc < f->entry ||
-	    pc >= f->end)
-		return pclnrt_pcvalue(f, table, pc, value, NULL, NULL);
-	key = t->blob + off;
-	rel = pc - f->entry;
+	key = (uint64_t)f->index << 32 | (uint32_t)table;
 	for (k = 0; k < PCLNRT_PCCACHE_SIZE; k++) {
-		const struct pclnrt_pccache_ent *e = &c->ent[k];
-		if (e->table == key && rel >= e->start && rel < e->end) {
+		e = &c->ent[k];
+		if (e->key == key && e->t == f->t &&
+		    pc - e->start < e->end - e->start) {
 			c->hits++;
 			*value = e->value;
 			return PCLNRT_OK;
 		}
 	}
+	if ((rc = seek(f, table, pc, &s, &ck)) != PCLNRT_OK)
+		return rc;	/* no table, or no pc of F: not a miss */
 	c->misses++;
-	rc = pclnrt_pcvalue(f, table, pc, value, &start, &end);
-	if (rc == PCLNRT_OK) {
-		struct pclnrt_pccache_ent *e = &c->ent[c->next];
-		e->table = key;
-		e->start = (uint32_t)(start - f->entry);
-		e->end = (uint32_t)(end - f->entry);
-		e->value = *value;
-		c->next = (c->next + 1) % PCLNRT_PCCACHE_SIZE;
-	}
-	return rc;
+	if ((rc = scan(f, &s, pc, value, NULL, &end, &from)) != PCLNRT_OK)
+		return rc;
+	/* ck.lo <= pc - entry < ck.hi: no overflow either way. */
+	if (from - f->entry < ck.lo)
+		from = f->entry + ck.lo;
+	if (end - f->entry > ck.hi)
+		end = f->entry + ck.hi;
+	e = &c->ent[c->next];
+	e->t = f->t;
+	e->key = key;
+	e->start = from;
+	e->end = end;
+	e->value = *value;
+	c->next = (c->next + 1) % PCLNRT_PCCACHE_SIZE;
+	return PCLNRT_OK;
 }
 
 int

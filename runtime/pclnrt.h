@@ -183,31 +183,38 @@ int pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
 
 /* Deep stacks, repeated tracebacks and profilers look up the same rows
  * again and again (a recursive function, a hot loop).  A cache in the
- * caller's storage remembers the last PCLNRT_PCCACHE_SIZE rows found:
- * keyed by the table's address in the blob and the row's pc range
- * relative to the function's entry, so any pc of a cached row hits, and
- * so do functions sharing the table (deduplicated tables cover the same
- * range).  Nothing is allocated and nothing locked: a cache belongs to
- * one thread (or one walk) at a time.  Re-initialise it after a blob it
- * has seen is unmapped (the key is an address).  Replacement is round
- * robin. */
+ * caller's storage remembers the last PCLNRT_PCCACHE_SIZE rows found,
+ * keyed by the table handle, the function and the table number, each
+ * with the full-width pc range it answers for, so any pc of a cached
+ * row hits.  Nothing is allocated and nothing locked: a cache belongs
+ * to one thread (or one walk) at a time.  Re-initialise it when a
+ * pclnrt_table it has seen is initialised again or goes away, or its
+ * blob is unmapped or changed (the key is the handle's address).
+ * Replacement is round robin.  The range is the row's, narrowed where a
+ * damaged blob would make the uncached lookup answer differently inside
+ * it (an unsorted checkpoint array, rows wrapping past 2^64), so the
+ * cache changes only the cost, never an answer, on any blob. */
 #define PCLNRT_PCCACHE_SIZE	16
 
 typedef struct pclnrt_pccache {
 	struct pclnrt_pccache_ent {
-		const uint8_t *table;	/* NULL: empty */
-		uint32_t start, end;	/* the row: [entry + start, entry + end) */
+		const pclnrt_table *t;	/* NULL: empty */
+		uint64_t key;		/* function index << 32 | table */
+		uint64_t start, end;	/* link-time pcs [start, end) */
 		int32_t value;
 	} ent[PCLNRT_PCCACHE_SIZE];
 	uint32_t next;			/* the next slot to replace */
-	uint64_t hits, misses;		/* statistics, for tuning */
+	uint64_t hits, misses;		/* statistics, for tuning: misses
+				 * count lookups that decoded */
 } pclnrt_pccache;
 
 /* Empty C. */
 void pclnrt_pccache_init(pclnrt_pccache *c);
 
-/* pclnrt_pcvalue through the cache C (NULL: no cache): the same answers,
- * the same status. */
+/* pclnrt_pcvalue through the cache C (NULL: no cache) for F, which
+ * pclnrt_findfunc (or pclnrt_registry_findfunc) filled: exactly the same
+ * answer in *VALUE and the same status, verified blob or not.  Only
+ * PCLNRT_OK answers are cached. */
 int pclnrt_pcvalue_cached(const pclnrt_func *f, int table, uint64_t pc,
     int32_t *value, pclnrt_pccache *c);
 

@@ -627,11 +627,19 @@ pclnrt_index_find(const uint8_t *ix, const uint8_t *functab, unsigned ps,
  * the entry).  Every read is checked against the function's block, so a
  * damaged section gives 0 or a wrong checkpoint, never a read outside
  * it.  At most 33 + 33 loop steps (two binary searches over uint32
- * counts; a valid block has at most 3 + 1024 descriptors), no division. */
+ * counts; a valid block has at most 3 + 1024 descriptors), no division.
+ *
+ * Whatever it returns, it also stores in OUT->LO, OUT->HI the PCOFF
+ * interval [LO, HI) over which the same call gives the same answer (the
+ * same checkpoint, or 0): the bounds the search's comparisons put on
+ * PCOFF, so the interval is exact even for an unsorted, damaged array.
+ * In a valid block it is [this pcoff, the next pcoff).  The pc-value
+ * cache relies on it to return exactly what the uncached lookup would. */
 struct pclnrt_ckpt {
 	uint32_t pcoff;
 	uint32_t byteoff;
 	int32_t value;
+	uint64_t lo, hi;	/* the PCOFF interval of this answer */
 };
 
 static inline int
@@ -651,6 +659,8 @@ pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
 	uint64_t b0, b1, bl, nd, lo, hi, mid, first, cnt, w, aw;
 	const uint8_t *blk, *d, *a;
 
+	out->lo = 0;
+	out->hi = UINT64_MAX;
 	if (fi >= nfunc)
 		return 0;
 	b0 = pclnrt_load32(ck + PCLN_CKPT_HDR + 4 * fi, big);
@@ -691,10 +701,13 @@ pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
 		mid = lo + (hi - lo) / 2;
 		p = w == 2 ? pclnrt_load16(a + 2 * mid, big) :
 		    pclnrt_load32(a + 4 * mid, big);
-		if (p <= pcoff)
+		if (p <= pcoff) {
 			lo = mid + 1;
-		else
+			out->lo = p > out->lo ? p : out->lo;
+		} else {
 			hi = mid;
+			out->hi = p < out->hi ? p : out->hi;
+		}
 	}
 	if (lo == 0)
 		return 0;
@@ -846,20 +859,29 @@ pclnrt_functab_find(const uint8_t *functab, unsigned ps, int big,
  * accepted for NFUNC functions, or NULL.  Move S to the table's last
  * checkpoint at or before PC, if there is one inside the blob; else
  * leave S at the table's start.  Either way the next pclnrt_pcstep
- * decodes the row holding the checkpoint's end. */
+ * decodes the row holding the checkpoint's end.  If GOT is not NULL,
+ * store in GOT->LO, GOT->HI the interval of PC - entry over which the
+ * same starting point is chosen (pclnrt_ckpt_find's; all of them
+ * without checkpoints): the pc-value cache's exactness needs it. */
 PCLNRT_INLINE void
 pclnrt_pcstep_seek(struct pclnrt_pcstep *s, const uint8_t *ck,
     uint64_t cklen, int big, uint64_t nfunc, uint64_t fi, uint32_t table,
-    uint64_t pc)
+    uint64_t pc, struct pclnrt_ckpt *got)
 {
 	struct pclnrt_ckpt c;
 
+	c.lo = 0;
+	c.hi = UINT64_MAX;
 	if (ck != NULL && pclnrt_ckpt_find(ck, cklen, big, nfunc, fi, table,
 	    pc - s->pc, &c) && c.byteoff < (uint64_t)(s->end - s->p)) {
 		s->p += c.byteoff;
 		s->pc = s->nextpc = s->pc + c.pcoff;
 		s->value = c.value;
 		s->first = 0;
+	}
+	if (got != NULL) {
+		got->lo = c.lo;
+		got->hi = c.hi;
 	}
 }
 
