@@ -258,6 +258,58 @@ set_target(struct imp *im)
 	return 0;
 }
 
+/* Where .debug_str and .debug_line_str are in memory: libdw's
+ * dwarf_formstring returns a pointer into them without checking that
+ * the string ends there (a damaged section's last string may not). */
+static void
+string_sections(struct imp *im)
+{
+	static const char *const names[2] = { ".debug_str", ".debug_line_str" };
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		im->strsec[k].p = NULL;
+		im->strsec[k].n = 0;
+	}
+	if (elf_getshdrstrndx(im->elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(im->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) == NULL || (name = elf_strptr(im->elf,
+		    shstrndx, sh.sh_name)) == NULL)
+			continue;
+		for (k = 0; k < 2; k++)
+			if (strcmp(name, names[k]) == 0 &&
+			    (d = elf_getdata(scn, NULL)) != NULL &&
+			    d->d_buf != NULL) {
+				im->strsec[k].p = d->d_buf;
+				im->strsec[k].n = d->d_size;
+			}
+	}
+}
+
+const char *
+pclni_dw_str(const struct imp *im, const char *s)
+{
+	int k;
+
+	if (s == NULL)
+		return NULL;
+	for (k = 0; k < 2; k++) {
+		const char *p = im->strsec[k].p;
+		size_t n = im->strsec[k].n;
+		if (p != NULL && s >= p && s < p + n)
+			return memchr(s, 0, (size_t)(p + n - s)) != NULL ? s :
+			    NULL;
+	}
+	return s;
+}
+
 static int
 run(struct imp *im)
 {
@@ -280,6 +332,7 @@ run(struct imp *im)
 		    "%s: no function symbols (expected STT_FUNC symbols in "
 		    ".symtab or .dynsym)", im->path);
 	im->dw = dwarf_begin_elf(im->elf, DWARF_C_READ, NULL);
+	string_sections(im);
 	im->cfi_eh = dwarf_getcfi_elf(im->elf);
 	if (im->dw != NULL)
 		im->cfi_dbg = dwarf_getcfi(im->dw);
@@ -304,7 +357,7 @@ run(struct imp *im)
 			return -1;
 		has_sub = pclni_dw_subprogram_at(im, y->addr, &sub) == 0;
 		if (has_sub)
-			name = pclni_dw_die_name(&sub);
+			name = pclni_dw_die_name(im, &sub);
 		if (name == NULL)
 			name = y->name;
 		else if (strcmp(name, y->name) != 0)

@@ -12,14 +12,14 @@
 /* The name DWARF gives DIE: its linkage name, else its name, following
  * abstract origins and specifications; NULL if none. */
 const char *
-pclni_dw_die_name(Dwarf_Die *die)
+pclni_dw_die_name(const struct imp *im, Dwarf_Die *die)
 {
 	Dwarf_Attribute a;
 
 	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a) != NULL ||
 	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a) != NULL ||
 	    dwarf_attr_integrate(die, DW_AT_name, &a) != NULL)
-		return dwarf_formstring(&a);
+		return pclni_dw_str(im, dwarf_formstring(&a));
 	return NULL;
 }
 
@@ -166,7 +166,7 @@ walk_inlines(struct inlwalk *w, Dwarf_Die *parent_die, long parent)
 		}
 		if (tag != DW_TAG_inlined_subroutine || !cover(w, &child, -1))
 			continue;
-		if ((name = pclni_dw_die_name(&child)) == NULL)
+		if ((name = pclni_dw_die_name(w->im, &child)) == NULL)
 			name = "??";
 		if (dwarf_attr(&child, DW_AT_call_file, &a) != NULL &&
 		    dwarf_formudata(&a, &cf) == 0 && w->files != NULL &&
@@ -215,7 +215,7 @@ pclni_dw_add_inlines(struct imp *im, long f, const struct sym *y,
 	    dwarf_getsrcfiles(&cudie, &w.files, &w.nfiles) != 0)
 		w.files = NULL;
 	else
-		w.compdir = pclni_dw_comp_dir(&cudie);
+		w.compdir = pclni_dw_comp_dir(im, &cudie);
 	if ((w.paint = malloc(y->size * sizeof *w.paint)) == NULL)
 		return pclni_dw_nomem(im);
 	for (i = 0; i < y->size; i++)

@@ -76,6 +76,9 @@ struct imp {
 	size_t npaths, cappaths;	/* cappaths: a power of 2 */
 	/* per-function scratch: pcsp, CFA-rule and FP-save points */
 	struct plist pts[3];
+	/* .debug_str and .debug_line_str as libdw reads them: it does not
+	 * check that a string there ends inside the section */
+	struct { const char *p; size_t n; } strsec[2];
 };
 
 
@@ -88,7 +91,7 @@ int pclni_dw_read_lines(struct imp *im);
 int pclni_dw_add_lines(struct imp *im, long f, const struct sym *y);
 const char *pclni_dw_path_of(struct imp *im, const char *compdir,
     const char *name);
-const char *pclni_dw_comp_dir(Dwarf_Die *cudie);
+const char *pclni_dw_comp_dir(const struct imp *im, Dwarf_Die *cudie);
 
 /* dwarf_cfi.c: a function's pcsp, CFA and FP-save points in im->pts. */
 int pclni_dw_read_cfi(struct imp *im, const struct sym *y, int32_t *frame);
@@ -98,7 +101,8 @@ int pclni_dw_index_subprograms(struct imp *im, Dwarf_Die *parent,
     int depth);
 void pclni_dw_sort_subprograms(struct imp *im);
 int pclni_dw_subprogram_at(struct imp *im, uint64_t pc, Dwarf_Die *sub);
-const char *pclni_dw_die_name(Dwarf_Die *die);
+const char *pclni_dw_die_name(const struct imp *im, Dwarf_Die *die);
+const char *pclni_dw_str(const struct imp *im, const char *s);
 int pclni_dw_add_inlines(struct imp *im, long f, const struct sym *y,
     Dwarf_Die *sub);
 

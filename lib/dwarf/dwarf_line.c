@@ -46,7 +46,7 @@ pclni_dw_read_lines(struct imp *im)
 	    NULL) == 0) {
 		Dwarf_Lines *lines;
 		size_t n, i;
-		const char *cdir = pclni_dw_comp_dir(&cudie);
+		const char *cdir = pclni_dw_comp_dir(im, &cudie);
 		Dwarf_Addr base, rs, re;
 		ptrdiff_t roff = 0;
 
@@ -136,7 +136,7 @@ pclni_dw_path_of(struct imp *im, const char *compdir,
 {
 	size_t h, mask, i, ln, lc;
 
-	if (name == NULL)
+	if ((name = pclni_dw_str(im, name)) == NULL)
 		return "??";
 	if (name[0] == '/' || compdir == NULL || compdir[0] == 0)
 		return name;
@@ -175,12 +175,12 @@ pclni_dw_path_of(struct imp *im, const char *compdir,
 }
 
 const char *
-pclni_dw_comp_dir(Dwarf_Die *cudie)
+pclni_dw_comp_dir(const struct imp *im, Dwarf_Die *cudie)
 {
 	Dwarf_Attribute a;
 
 	return dwarf_attr(cudie, DW_AT_comp_dir, &a) != NULL ?
-	    dwarf_formstring(&a) : NULL;
+	    pclni_dw_str(im, dwarf_formstring(&a)) : NULL;
 }
 
 /* First line interval whose end is above PC. */
