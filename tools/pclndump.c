@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "dump.h"
+#include "pcln_out.h"
 
 static void
 usage(FILE *f)
@@ -124,8 +125,8 @@ static const struct {
 	{ "verify", C_VERIFY, 0 },
 };
 
-int
-main(int argc, char **argv)
+static int
+run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -288,5 +289,21 @@ main(int argc, char **argv)
 		break;
 	}
 	dump_close(&in);
+	return rc;
+}
+
+/* Whatever the command, a failed write to standard output (checked at
+ * each command's end, and here at its close) is an I/O failure. */
+int
+main(int argc, char **argv)
+{
+	pcln_err err;
+	int rc = run(argc, argv);
+
+	/* DUMP_EXIT_IO: the command has said why already. */
+	if (pcln_close_stdout(&err) < 0 && rc != DUMP_EXIT_IO) {
+		dump_error("%s", err.msg);
+		rc = DUMP_EXIT_IO;
+	}
 	return rc;
 }
