@@ -101,20 +101,24 @@ median_time_short() {
 }
 
 # Instructions per call of pcln-bench loop KIND on BLOB (callgrind,
-# difference of 100000 and 200000 lookups).
+# difference of 100000 and 200000 lookups); a third argument loop-stacks
+# runs over the stack-shaped pcs (for the cache: mostly hits).
 ir_per() {
 	a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-	    "$BENCH" loop "$1" "$2" 100000 2>&1 | sed -n 's/.*Collected : //p')
+	    "$BENCH" "${3:-loop}" "$1" "$2" 100000 2>&1 | sed -n 's/.*Collected : //p')
 	b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-	    "$BENCH" loop "$1" "$2" 200000 2>&1 | sed -n 's/.*Collected : //p')
+	    "$BENCH" "${3:-loop}" "$1" "$2" 200000 2>&1 | sed -n 's/.*Collected : //p')
 	awk -v a="$a" -v b="$b" 'BEGIN { printf "%d\n", (b - a) / 100000 }'
 }
 
 lookups() {	# NAME BLOB
 	"$BENCH" lookups "$2" "$NPCS" | sed "s/^/$1 /" | tee -a "$R"
-	for k in bsearch index funcline pcsp pcdata lib-index frame; do
+	for k in bsearch index funcline pcsp pcdata lib-index frame \
+	    frame-cached; do
 		say "$1 ${k}_ir $(ir_per "$2" "$k")"
 	done
+	say "$1 frame_stacks_ir $(ir_per "$2" frame loop-stacks)"
+	say "$1 frame-cached_stacks_ir $(ir_per "$2" frame-cached loop-stacks)"
 }
 
 say "machine $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
@@ -219,6 +223,34 @@ say "real a2l_differing_lines $(diff "$OUT/k.pcln" "$OUT/k.binutils" | grep -c '
 
 fi
 
+# pclndump's commands that read few functions, for one pc of BLOB: time
+# (median) and peak memory of lookup PC, func 0xPC, func NAME and line
+# FILE:LINE of that pc, checking only what they read (the default)
+# against verifying the whole blob first (--verify, what they all did
+# before).  dump_lazy NAME BLOB PC
+dump_lazy() {
+	loc=$("$DUMP" lookup "$2" "$3")
+	fn=$(echo "$loc" | awk '{ sub(/\+.*/, "", $2); print $2 }')
+	fl=$(echo "$loc" | awk '{ print $3 }')
+	for q in "lookup:$3" "func_addr:$3" "func_name:$fn" "line:$fl"; do
+		k=${q%%:*}
+		c=${k%_*}
+		for mode in lazy verify; do
+			v=
+			[ $mode = verify ] && v=--verify
+			if [ $mode = lazy ] && [ "$k" != line ]; then
+				t=$(median_time_short /dev/null "$DUMP" $v "$c" "$2" "${q#*:}")
+			else
+				t=$(median_time /dev/null "$DUMP" $v "$c" "$2" "${q#*:}")
+			fi
+			/usr/bin/time -f %M -o "$OUT/rss" "$DUMP" $v "$c" "$2" \
+			    "${q#*:}" >/dev/null
+			say "$1 dump_${k}_s $mode $t"
+			say "$1 dump_${k}_peak_kb $mode $(cat "$OUT/rss")"
+		done
+	done
+}
+
 # --- synthetic tables ---
 case " $PARTS " in *" synth "*) ;; *) SIZES= ;; esac
 for n in $SIZES; do
@@ -232,6 +264,7 @@ for n in $SIZES; do
 	lookups "s$n" "$OUT/s$n.blob"
 	"$BENCH" pcs "$OUT/s$n.blob" 1 3 > "$OUT/one.pc"
 	say "s$n a2l_first_s $(median_time_short "$OUT/one.pc" "$DUMP" addr2line -e "$OUT/s$n.blob" -f)"
+	dump_lazy "s$n" "$OUT/s$n.blob" "$(cat "$OUT/one.pc")"
 done
 case " $PARTS " in *" perf "*)
 	top_builddir=$B top_srcdir=$S BENCH_RUNS=$RUNS sh "$S/bench/perf.sh" ;;
