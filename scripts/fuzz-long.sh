@@ -8,13 +8,16 @@
 # its committed seeds, fuzz/corpus/TARGET/ and fuzz/crashes/TARGET/,
 # writing new inputs to BUILDDIR/fuzz-long/TARGET/new/.  Then:
 #  - new inputs are merged into the committed corpus, minimised: libFuzzer
-#    -merge=1 adds to fuzz/corpus/TARGET/ only those inputs that cover
-#    something its files do not (the committed seeds stay as they are);
+#    -merge=1 adds to fuzz/corpus/TARGET/ only those inputs that cover an
+#    edge its files do not (-use_counters=0: hit counts do not count, which
+#    keeps the corpus about a fifth of the size; the committed seeds stay
+#    as they are);
 #  - every crash, leak, timeout and out-of-memory input is kept as a
 #    regression seed in fuzz/crashes/TARGET/ (make check replays it:
 #    tests/fuzz-replay.sh) and the target is restarted for the time left
-#    (at most FUZZ_LONG_RESTARTS times, default 20; a crash seen again
-#    stops it).
+#    (at most FUZZ_LONG_RESTARTS times, default 20), from the corpus and
+#    what it found; the crash seeds are seeds of the first run only (one
+#    that still fails stops the target: fix it first).
 # Prints per target: executions, coverage (libFuzzer's cov: at the start
 # and at the end), corpus files before and after the merge, and finds;
 # the logs stay in BUILDDIR/fuzz-long/TARGET/.  Exits 1 if anything was
@@ -68,7 +71,8 @@ for t in $targets; do
 		"$exe" -max_total_time="$left" -timeout=10 -rss_limit_mb=2048 \
 		    -max_len="$maxlen" -print_final_stats=1 \
 		    -artifact_prefix="$w/art/" "$w/new" "$top/fuzz/corpus/$t" \
-		    "$top/fuzz/crashes/$t" >"$log" 2>&1 || rc=$?
+		    $([ "$run" -gt 0 ] || echo "$top/fuzz/crashes/$t") \
+		    >"$log" 2>&1 || rc=$?
 		[ -n "$cov0" ] || cov0=$(sed -n 's/.*INITED cov: \([0-9]*\).*/\1/p' "$log" | head -n 1)
 		c=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' "$log" | tail -n 1)
 		[ -z "$c" ] || cov1=$c
@@ -107,7 +111,8 @@ for t in $targets; do
 	done
 	# Merge: only inputs adding coverage join the committed corpus (a
 	# crashing input is skipped: libFuzzer's merge survives crashes).
-	nice -n 10 "$exe" -merge=1 -timeout=10 -rss_limit_mb=2048 \
+	nice -n 10 "$exe" -merge=1 -use_counters=0 -timeout=10 \
+	    -rss_limit_mb=2048 \
 	    -max_len="$maxlen" -artifact_prefix="$w/art/" \
 	    "$top/fuzz/corpus/$t" "$w/new" >"$w/merge.log" 2>&1 ||
 	    echo "fuzz-long.sh: $t: merge failed, see $w/merge.log" >&2
