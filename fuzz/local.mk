@@ -88,6 +88,7 @@ fuzz_replay_fuzz_dwarf_LDADD = $(fuzz_libs) $(LIBDW_LIBS)
 TESTS += tests/fuzz-replay.sh
 
 EXTRA_DIST += fuzz/corpus fuzz/crashes scripts/fuzz.sh scripts/fuzz-long.sh \
+	scripts/fuzz-common.sh \
 	scripts/sanitize.sh tests/fuzz-replay.sh
 
 .PHONY: fuzz fuzz-long

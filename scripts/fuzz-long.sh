@@ -31,20 +31,8 @@ top=$(pwd)
 secs=${FUZZ_LONG_SECONDS:-300}
 restarts=${FUZZ_LONG_RESTARTS:-20}
 maxlen=${FUZZ_MAX_LEN:-65536}
-if [ $# -ge 1 ]; then
-	b=$1
-else
-	b=$top/_build-fuzz
-	if [ ! -f "$b/Makefile" ] || [ configure -nt "$b/config.status" ]; then
-		mkdir -p "$b"
-		(cd "$b" && CC=clang "$top/configure" --enable-fuzzing \
-		    --enable-werror -q)
-	fi
-	make -C "$b" -j2 >/dev/null
-fi
-targets=${FUZZ_TARGETS:-$(find "$b/fuzz" -maxdepth 1 -type f -perm -u+x \
-    -name 'fuzz_*' ! -name '*.*' -printf '%f\n' | sort)}
-[ -n "$targets" ] || { echo "fuzz-long.sh: no target built in $b/fuzz" >&2; exit 2; }
+. "$top/scripts/fuzz-common.sh"
+fuzz_setup "$@"
 now() { date +%s; }
 files() { find "$1" -maxdepth 1 -type f ! -name README 2>/dev/null | wc -l; }
 kb() { du -sk --apparent-size "$1" 2>/dev/null | cut -f1; }

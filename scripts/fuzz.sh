@@ -14,21 +14,8 @@ set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 secs=${FUZZ_SECONDS:-30}
-if [ $# -ge 1 ]; then
-	b=$1
-else
-	b=$top/_build-fuzz
-	if [ ! -f "$b/Makefile" ] || [ configure -nt "$b/config.status" ]; then
-		mkdir -p "$b"
-		(cd "$b" && CC=clang "$top/configure" --enable-fuzzing \
-		    --enable-werror -q)
-	fi
-	make -C "$b" -j"$(nproc)" >/dev/null
-fi
-# The targets built (fuzz_dwarf only where configure found libdw).
-targets=$(find "$b/fuzz" -maxdepth 1 -type f -perm -u+x -name 'fuzz_*' \
-    ! -name '*.*' -printf '%f\n' | sort)
-[ -n "$targets" ] || { echo "fuzz.sh: no target built in $b/fuzz" >&2; exit 2; }
+. "$top/scripts/fuzz-common.sh"
+fuzz_setup "$@"
 out=$b/fuzz-out
 rm -rf "$out"
 fails=0

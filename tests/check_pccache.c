@@ -124,19 +124,6 @@ put(uint8_t *p, uint64_t v, int n)
 		p[k] = (uint8_t)(v >> 8 * k);
 }
 
-static size_t
-put_uvarint(uint8_t *p, uint32_t v)
-{
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		p[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	p[n++] = (uint8_t)v;
-	return n;
-}
-
 #define BIG_ENTRY	0x400000ull
 #define BIG_ROW2	0xfffffff0ull		/* pcsp 8 from here */
 #define BIG_ROW3	(BIG_ROW2 + 0x40)	/* pcsp 16 from here */
@@ -166,12 +153,12 @@ big_blob(uint8_t *b)
 	tab = 48 + PCLN_FUNC_SIZE(8) + 4;
 	put(b + 48 + PCLN_FUNC_PCSP(8), tab, 4);
 	o = tab;
-	o += put_uvarint(b + o, 2);		/* 0 (from -1) */
-	o += put_uvarint(b + o, (uint32_t)BIG_ROW2);
-	o += put_uvarint(b + o, 16);		/* +8 */
-	o += put_uvarint(b + o, (uint32_t)(BIG_ROW3 - BIG_ROW2));
-	o += put_uvarint(b + o, 16);		/* +8 */
-	o += put_uvarint(b + o, (uint32_t)(BIG_SIZE - BIG_ROW3));
+	o += pcln_put_uvarint(b + o, 2);		/* 0 (from -1) */
+	o += pcln_put_uvarint(b + o, (uint32_t)BIG_ROW2);
+	o += pcln_put_uvarint(b + o, 16);		/* +8 */
+	o += pcln_put_uvarint(b + o, (uint32_t)(BIG_ROW3 - BIG_ROW2));
+	o += pcln_put_uvarint(b + o, 16);		/* +8 */
+	o += pcln_put_uvarint(b + o, (uint32_t)(BIG_SIZE - BIG_ROW3));
 	b[o++] = 0;
 	/* a file table of no files */
 	o = (o + 3) & ~(size_t)3;
