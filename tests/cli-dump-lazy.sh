@@ -19,29 +19,9 @@
 #    message and prints nothing.
 # 4. Single-byte flips and cuts: exit 0, 1 or 4, never a crash or hang.
 
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-case $top_builddir in /*) ;; *) top_builddir=$(pwd)/$top_builddir ;; esac
-case $top_srcdir in /*) ;; *) top_srcdir=$(pwd)/$top_srcdir ;; esac
-D=$top_builddir/tools/pclndump
-LD=$top_builddir/tools/pclnld
-if [ -x "$top_builddir/tools/.libs/pclndump" ] &&
-    [ "$(head -c 2 "$D")" = "#!" ]; then
-	D=$top_builddir/tools/.libs/pclndump
-	LD=$top_builddir/tools/.libs/pclnld
-	LD_LIBRARY_PATH=$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-	export LD_LIBRARY_PATH
-fi
-fails=0
-ncase=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cli-dump-lazy.XXXXXX") || exit 99
-trap 'rm -rf "$work"' EXIT
-cd "$work" || exit 99
+. "${top_srcdir:-.}/tests/lib.sh"
+use_real_tools ld
+test_workdir cli-dump-lazy
 
 # pcs BLOB: every pc from 16 bytes before the text to 16 after it.
 pcs() {

@@ -22,27 +22,15 @@
 #     cause; no existing output changes and no temporary is left.
 #
 # The harness exports top_builddir and top_srcdir (Makefile.am).
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
-D=$top_builddir/tools/pclndump
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
+. "${top_srcdir:-.}/tests/lib.sh"
 note() {
 	echo "cli-outputs: $*"
 }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cli-outputs.XXXXXX") || exit 99
 mnt=
-cleanup() {
+cleanup_hook() {
 	[ -n "$mnt" ] && umount "$mnt" 2>/dev/null
-	rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work" || exit 99
+test_workdir cli-outputs
 cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
 IN="hello.pcln hello_lib.pcln"
 # shellcheck disable=SC2086

@@ -16,29 +16,18 @@
 #     user's, a symbolic link, a directory and other names.
 #
 # The harness exports top_builddir and top_srcdir (Makefile.am).
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
-LD=$top_builddir/tools/pclnld
+. "${top_srcdir:-.}/tests/lib.sh"
 GEN=$top_builddir/bench/pcln-bench-gen
-fails=0
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
 note() {
 	echo "cli-signals: $*"
 }
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/cli-signals.XXXXXX") || exit 99
 pids=
-cleanup() {
+cleanup_hook() {
 	for p in $pids; do
 		kill -KILL "$p" 2>/dev/null
 	done
-	rm -rf "$work"
 }
-trap cleanup EXIT
-cd "$work" || exit 99
+test_workdir cli-signals
 cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
 "$LD" -o ref.blob hello.pcln hello_lib.pcln || { fail "reference link"; exit 1; }
 sum() { cksum <"$1"; }
@@ -57,6 +46,20 @@ wait_temp() {
 	return 1
 }
 
+# Send SIG to PID and wait for it, at most 60 s (a signal that does not
+# kill it would hang the test): its exit status, 137 if it had to be
+# killed.
+kill_wait() {
+	kill "-$1" "$2"
+	( sleep 60; kill -KILL "$2" 2>/dev/null ) &
+	dog=$!
+	wait "$2"
+	st=$?
+	kill "$dog" 2>/dev/null
+	wait "$dog" 2>/dev/null
+	return "$st"
+}
+
 # The signal's number (Linux), for the exit status 128 + N.
 signum() {
 	case $1 in
@@ -71,9 +74,10 @@ for sig in TERM INT HUP QUIT; do
 	cp ref.blob out.blob
 	s0=$(sum out.blob)
 	# A background command of a shell without job control starts with
-	# SIGINT and SIGQUIT ignored (and pclnld keeps a signal ignored on
-	# entry ignored): give them back their default.
-	(ulimit -c 0; exec env --default-signal=INT,QUIT "$LD" -o out.blob \
+	# SIGINT and SIGQUIT ignored, under nohup SIGHUP is ignored, and
+	# pclnld keeps a signal ignored on entry ignored: give every signal
+	# its default.
+	(ulimit -c 0; exec env --default-signal "$LD" -o out.blob \
 	    --map fifo hello.pcln hello_lib.pcln) 2>err.txt &
 	p=$!
 	pids="$pids $p"
@@ -81,8 +85,7 @@ for sig in TERM INT HUP QUIT; do
 		fail "SIG$sig: no temporary seen: $(cat err.txt)"
 		continue
 	fi
-	kill "-$sig" "$p"
-	wait "$p"
+	kill_wait "$sig" "$p"
 	rc=$?
 	want=$((128 + $(signum "$sig")))
 	[ "$rc" -eq "$want" ] || fail "SIG$sig: exit $rc, want $want: $(cat err.txt)"
@@ -93,7 +96,7 @@ done
 cp ref.blob out.blob
 s0=$(sum out.blob)
 rcfile=$work/pipe.rc
-{ sleep 0.3; env --default-signal=PIPE "$LD" -o out.blob --map - \
+{ sleep 0.3; env --default-signal "$LD" -o out.blob --map - \
     hello.pcln hello_lib.pcln 2>err.txt; echo $? >"$rcfile"; } | true
 rc=$(cat "$rcfile")
 [ "$rc" -eq $((128 + $(signum PIPE))) ] || fail "SIGPIPE: exit $rc: $(cat err.txt)"
@@ -101,7 +104,7 @@ rc=$(cat "$rcfile")
 [ "$(sum out.blob)" = "$s0" ] || fail "SIGPIPE: out.blob changed"
 # SIGXFSZ, by the kernel, in the middle of the blob's write (16 KiB).
 awk 'BEGIN { for (i = 0; i < 300; i++) printf "func g%d size 32\n\tpcln 0:%d 8:%d\nend\n", i, i, i + 1 }' >big.pcln
-(ulimit -f 8; exec "$LD" -o out.blob big.pcln) 2>err.txt
+(ulimit -f 8; exec env --default-signal "$LD" -o out.blob big.pcln) 2>err.txt
 rc=$?
 [ "$rc" -eq $((128 + $(signum XFSZ))) ] || fail "SIGXFSZ: exit $rc: $(cat err.txt)"
 [ -z "$(temps)" ] || fail "SIGXFSZ: temporary left: $(temps)"
@@ -112,14 +115,14 @@ if [ -x "$GEN" ]; then
 	"$GEN" 1000000 >million.pcln || fail "gen"
 	cp ref.blob million.blob
 	s0=$(sum million.blob)
-	"$LD" -o million.blob --map fifo million.pcln 2>err.txt &
+	env --default-signal "$LD" -o million.blob --map fifo million.pcln \
+	    2>err.txt &
 	p=$!
 	pids="$pids $p"
 	if wait_temp "$p" 300; then
 		t=$(temps)
 		size=$(stat -c %s "$t" 2>/dev/null || echo 0)
-		kill -TERM "$p"
-		wait "$p"
+		kill_wait TERM "$p"
 		rc=$?
 		[ "$rc" -eq $((128 + $(signum TERM))) ] || fail "million: exit $rc: $(cat err.txt)"
 		[ -z "$(temps)" ] || fail "million: temporary left: $(temps)"
