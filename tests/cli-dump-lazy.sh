@@ -23,16 +23,7 @@
 use_real_tools ld
 test_workdir cli-dump-lazy
 
-# pcs BLOB: every pc from 16 bytes before the text to 16 after it.
-pcs() {
-	"$D" summary "$1" | sed -n 's/^text: *\[0x\([0-9a-f]*\), 0x\([0-9a-f]*\))$/\1 \2/p' |
-	    { read -r lo hi
-	      i=$((0x$lo - 16))
-	      while [ "$i" -lt $((0x$hi + 16)) ]; do
-		printf '0x%x\n' "$i"
-		i=$((i + 1))
-	      done; }
-}
+. "$top_srcdir/tests/lazy.sh"
 
 # both NAME CMD...: CMD lazily and with --verify: the same output and
 # status, no message.
@@ -54,7 +45,7 @@ both() {
 
 same() {
 	b=$1
-	pcs "$b" >"$b.pcs"
+	text_pcs "$b" >"$b.pcs"
 	for j in "" --json; do
 		ncase=$((ncase + 1))
 		"$D" $j lookup "$b" <"$b.pcs" >lazy.out 2>lazy.err
@@ -80,22 +71,14 @@ same() {
 	done
 }
 
-cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
-"$LD" -o hello.blob hello.pcln hello_lib.pcln &&
-    "$LD" --go12 -o hello12.blob hello.pcln hello_lib.pcln &&
-    "$LD" -o be32.blob "$top_srcdir/tests/pclndump/be32.pcln" ||
-    { echo "FAIL: pclnld" >&2; exit 1; }
+lazy_blobs
 
 # --- 1. lazy = --verify on sound blobs ------------------------------------
 same hello.blob
 same hello12.blob
 same be32.blob
 
-# --- 2. a wrong checksum --------------------------------------------------
-len=$(wc -c <hello.blob)
-cp hello.blob badsum.blob
-printf '\125' | dd of=badsum.blob bs=1 seek=$((len - 12)) conv=notrunc \
-    2>/dev/null
+# --- 2. a wrong checksum (badsum.blob) -------------------------------------
 for c in "lookup badsum.blob 0x1009" "func badsum.blob main.main" \
     "line badsum.blob hello.go:6"; do
 	ncase=$((ncase + 1))
@@ -116,12 +99,7 @@ for c in summary functions verify; do
 	"$D" "$c" badsum.blob >/dev/null 2>&1 && fail "badsum: $c passes"
 done
 
-# --- 3. one function's pcln table damaged ---------------------------------
-# main.greet [0x1090, 0x10c8), as in cli-a2l-lazy.sh.
-off=$("$D" func hello.blob main.greet | sed -n 's/^  pcln (table at \(0x[0-9a-f]*\)):$/\1/p')
-cp hello.blob bad.blob
-printf '\177' | dd of=bad.blob bs=1 seek=$((off + 1)) conv=notrunc \
-    2>/dev/null
+# --- 3. one function's pcln table damaged (bad.blob: main.greet) ----------
 "$D" summary bad.blob >/dev/null 2>summary.err && fail "bad.blob: summary passes"
 warn="^pclndump: bad.blob: function 2 (main\\.greet) at 0x1090: damaged tables: function 2 pcln table at $off: "
 # damaged NAME WANT-OUTPUT-FILE CMD...: exit 1, one warning, the output.

@@ -12,6 +12,6 @@ include $(srcdir)/tests/index.mk
 include $(srcdir)/tests/ckpt.mk
 
 # The preamble the CLI test scripts source.
-dist_check_DATA += tests/lib.sh
+dist_check_DATA += tests/lib.sh tests/lazy.sh
 include $(srcdir)/tests/demangle.mk
 include $(srcdir)/tests/perf.mk
