@@ -192,25 +192,13 @@ hello.go:5" ] || fail "bad.blob 0x1000 alone: exit $rc: $(cat one.out one.err)"
     fail "summary --verify"
 
 # --- 4. flips and cuts: an answer, never a crash ----------------------------
-# flips.py BLOB STEP: write flipN.blob (byte N xor 0x5a) and cutN.blob
-# (the first N bytes) for every STEP-th N; print the Ns.
 if python3 -c '' 2>/dev/null; then
-	cat >flips.py <<'EOF'
-import sys
-b = open(sys.argv[1], "rb").read()
-for i in range(0, len(b), int(sys.argv[2])):
-    c = bytearray(b)
-    c[i] ^= 0x5a
-    open("flip%d.blob" % i, "wb").write(c)
-    open("cut%d.blob" % i, "wb").write(b[:i])
-    print(i)
-EOF
 	# Every 3rd flip of the blob with a trailer, every 5th of the plain
 	# one; every 16th cut (a few seconds in all).
 	for spec in hello.blob:3 hello12.blob:5; do
 		blob=${spec%:*}
 		nwarn=0
-		for i in $(python3 flips.py "$blob" "${spec#*:}"); do
+		for i in $(flips "$blob" "${spec#*:}"); do
 			for f in flip$i.blob cut$i.blob; do
 				case $f in
 				cut*) [ $((i % 16)) -eq 0 ] || continue ;;

@@ -11,6 +11,8 @@
 #                past the function's end; $off is the table's offset.
 # text_pcs BLOB: every pc from 16 bytes before BLOB's text to 16 after it,
 # one per line, in hex.
+# flips BLOB STEP: write flipN.blob (byte N xor 0x5a) and cutN.blob (the
+# first N bytes) for every STEP-th N; print the Ns (needs python3).
 
 lazy_blobs() {
 	cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
@@ -39,4 +41,17 @@ text_pcs() {
 		printf '0x%x\n' "$i"
 		i=$((i + 1))
 	      done; }
+}
+
+flips() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+for i in range(0, len(b), int(sys.argv[2])):
+    c = bytearray(b)
+    c[i] ^= 0x5a
+    open("flip%d.blob" % i, "wb").write(c)
+    open("cut%d.blob" % i, "wb").write(b[:i])
+    print(i)
+PY
 }
