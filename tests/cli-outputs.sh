@@ -35,12 +35,8 @@ cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
 IN="hello.pcln hello_lib.pcln"
 # shellcheck disable=SC2086
 "$LD" -o ref.blob --map ref.map $IN || { fail "reference link"; exit 1; }
-awk 'BEGIN { for (i = 0; i < 300; i++) printf "func g%d size 32\n\tpcln 0:%d 8:%d\nend\n", i, i, i + 1 }' >big.pcln
+big_pcln big.pcln
 
-# No temporary (a dot file) in DIR (default .).
-no_temp() {
-	ls -a "${2:-.}" | grep -q '^\.[^.]' && fail "$1: temporary left: $(ls -a "${2:-.}" | grep '^\.[^.]')"
-}
 mode() { stat -c %a "$1"; }
 sum() { cksum <"$1"; }
 

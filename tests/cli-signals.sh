@@ -103,7 +103,7 @@ rc=$(cat "$rcfile")
 [ -z "$(temps)" ] || fail "SIGPIPE: temporary left: $(temps)"
 [ "$(sum out.blob)" = "$s0" ] || fail "SIGPIPE: out.blob changed"
 # SIGXFSZ, by the kernel, in the middle of the blob's write (16 KiB).
-awk 'BEGIN { for (i = 0; i < 300; i++) printf "func g%d size 32\n\tpcln 0:%d 8:%d\nend\n", i, i, i + 1 }' >big.pcln
+big_pcln big.pcln
 (ulimit -f 8; exec env --default-signal "$LD" -o out.blob big.pcln) 2>err.txt
 rc=$?
 [ "$rc" -eq $((128 + $(signum XFSZ))) ] || fail "SIGXFSZ: exit $rc: $(cat err.txt)"
