@@ -309,7 +309,12 @@ int
 main(int argc, char **argv)
 {
 	pcln_err err;
-	int rc = run(argc, argv);
+	int rc;
+
+	/* perf --svg writes a file through a temporary: a signal removes
+	 * it, then kills us with its own status. */
+	(void)pcln_out_catch_signals();
+	rc = run(argc, argv);
 
 	/* DUMP_EXIT_IO: the command has said why already. */
 	if (pcln_close_stdout(&err) < 0 && rc != DUMP_EXIT_IO) {

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "pcln.h"
+#include "pcln_out.h"	/* output files, declared here before */
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,7 +99,8 @@ typedef struct pcln_link_func {
 
 int pcln_link_get_func(const pcln_link *l, size_t i, pcln_link_func *f);
 
-/* Output files (pcln_write_file_atomic, pcln_outfile_*): pcln_out.h. */
+/* Output files (pcln_write_file_atomic, pcln_outfile_*): pcln_out.h,
+ * included above for the code that found them here. */
 
 #ifdef __cplusplus
 }
