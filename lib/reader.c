@@ -451,7 +451,7 @@ pcln_pcvalue(const pcln_table *t, size_t i, int table, uint64_t pc,
 	 * bounded as pcln_rows_next bounds it. */
 	pclnrt_pcstep_init(&s, it.p, it.end, it.pc, t->q);
 	pclnrt_pcstep_seek(&s, t->ckpt, t->ckptlen, t->big, t->n, i,
-	    (uint32_t)table, pc, NULL);
+	    (uint32_t)table, pc);
 	while (pclnrt_pcstep(&s) == 1) {
 		if (s.nextpc < s.pc || s.nextpc > it.limit)
 			break;		/* damaged: pcln_rows_next's -1 */

@@ -229,10 +229,10 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 }
 
 /* Position S to decode table TABLE of F for PC: at the table's start,
- * or at its last checkpoint at or before PC.  CK->LO, CK->HI: the
- * interval of pc - entry from which the same starting point is chosen
- * (all of them without checkpoints).  Returns PCLNRT_OK, or the status
- * pclnrt_pcvalue returns without decoding. */
+ * or at its last checkpoint at or before PC.  If CK is not NULL, CK->LO,
+ * CK->HI: the interval of pc - entry from which the same starting point
+ * is chosen (all of them without checkpoints).  Returns PCLNRT_OK, or
+ * the status pclnrt_pcvalue returns without decoding. */
 static int
 seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s,
     struct pclnrt_ckpt *ck)
@@ -252,8 +252,12 @@ seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s,
 		return PCLNRT_CORRUPT;
 	pclnrt_pcstep_init(s, t->blob + off, t->blob + t->len, f->entry,
 	    t->quantum);
-	pclnrt_pcstep_seek(s, t->ckpt, t->ckptlen, t->big, t->nfunc, f->index,
-	    (uint32_t)table, pc, ck);
+	if (ck == NULL)
+		pclnrt_pcstep_seek(s, t->ckpt, t->ckptlen, t->big, t->nfunc,
+		    f->index, (uint32_t)table, pc);
+	else
+		pclnrt_pcstep_seek_range(s, t->ckpt, t->ckptlen, t->big,
+		    t->nfunc, f->index, (uint32_t)table, pc, ck);
 	return PCLNRT_OK;
 }
 
@@ -291,10 +295,9 @@ pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
     uint64_t *start, uint64_t *end)
 {
 	struct pclnrt_pcstep s;
-	struct pclnrt_ckpt ck;
 	int rc;
 
-	if ((rc = seek(f, table, pc, &s, &ck)) != PCLNRT_OK)
+	if ((rc = seek(f, table, pc, &s, NULL)) != PCLNRT_OK)
 		return rc;
 	return scan(f, &s, pc, value, start, end, NULL);
 }
@@ -352,7 +355,6 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
     int32_t *line)
 {
 	struct pclnrt_pcstep sf, sl;
-	struct pclnrt_ckpt ck;
 	int32_t fileno;
 	int rc, rcf;
 
@@ -360,8 +362,8 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
 	 * fetched at the same time rather than one after the other. */
 	*path = NULL;
 	*line = 0;
-	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf, &ck);
-	rc = seek(f, PCLN_TAB_PCLN, pc, &sl, &ck);
+	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf, NULL);
+	rc = seek(f, PCLN_TAB_PCLN, pc, &sl, NULL);
 	if (rcf == PCLNRT_OK)
 		PCLNRT_PREFETCH(sf.p);
 	if (rc == PCLNRT_OK)

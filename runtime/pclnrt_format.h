@@ -859,12 +859,14 @@ pclnrt_functab_find(const uint8_t *functab, unsigned ps, int big,
  * accepted for NFUNC functions, or NULL.  Move S to the table's last
  * checkpoint at or before PC, if there is one inside the blob; else
  * leave S at the table's start.  Either way the next pclnrt_pcstep
- * decodes the row holding the checkpoint's end.  If GOT is not NULL,
- * store in GOT->LO, GOT->HI the interval of PC - entry over which the
+ * decodes the row holding the checkpoint's end.
+ *
+ * pclnrt_pcstep_seek_range does the same and, if GOT is not NULL,
+ * stores in GOT->LO, GOT->HI the interval of PC - entry over which the
  * same starting point is chosen (pclnrt_ckpt_find's; all of them
  * without checkpoints): the pc-value cache's exactness needs it. */
 PCLNRT_INLINE void
-pclnrt_pcstep_seek(struct pclnrt_pcstep *s, const uint8_t *ck,
+pclnrt_pcstep_seek_range(struct pclnrt_pcstep *s, const uint8_t *ck,
     uint64_t cklen, int big, uint64_t nfunc, uint64_t fi, uint32_t table,
     uint64_t pc, struct pclnrt_ckpt *got)
 {
@@ -883,6 +885,15 @@ pclnrt_pcstep_seek(struct pclnrt_pcstep *s, const uint8_t *ck,
 		got->lo = c.lo;
 		got->hi = c.hi;
 	}
+}
+
+PCLNRT_INLINE void
+pclnrt_pcstep_seek(struct pclnrt_pcstep *s, const uint8_t *ck,
+    uint64_t cklen, int big, uint64_t nfunc, uint64_t fi, uint32_t table,
+    uint64_t pc)
+{
+	pclnrt_pcstep_seek_range(s, ck, cklen, big, nfunc, fi, table, pc,
+	    NULL);
 }
 
 #endif /* PCLNRT_FORMAT_H */
