@@ -17,8 +17,11 @@
 #     pcs would take ~17 minutes a run), and for libdw's function names;
 #   BENCH_ELFUTILS_NPCS (default 1000) pcs for eu-addr2line, which takes
 #     ~64 ms a pc there;
-#   BENCH_PARTS (default "real synth perf") which parts to run ("perf":
-#     bench/perf.sh, pclndump perf against perf script and perf report);
+#   BENCH_PARTS (default "real synth perf import") which parts to run
+#     ("perf": bench/perf.sh, pclndump perf against perf script and perf
+#     report; "import": the importer's scaling, bench/gen-dwarf.sh);
+#   BENCH_IMPORT_SCALE (default 8) how much larger the second input of
+#     each import scaling benchmark is than the first;
 #   BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared
 #     on the real program, over BENCH_STRIDE_NPCS (default 200000) pcs.
 set -eu
@@ -31,7 +34,8 @@ NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
 ENPCS=${BENCH_ELFUTILS_NPCS:-1000}
 RUNS=${BENCH_RUNS:-5}
-PARTS=${BENCH_PARTS:-real synth perf}
+PARTS=${BENCH_PARTS:-real synth perf import}
+ISCALE=${BENCH_IMPORT_SCALE:-8}
 STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
 SNPCS=${BENCH_STRIDE_NPCS:-200000}
 BENCH=$B/bench/pcln-bench
@@ -268,5 +272,41 @@ for n in $SIZES; do
 done
 case " $PARTS " in *" perf "*)
 	top_builddir=$B top_srcdir=$S BENCH_RUNS=$RUNS sh "$S/bench/perf.sh" ;;
+esac
+
+# --- the importer's scaling (bench/gen-dwarf.sh) ---
+# Two inputs, the second ISCALE times the first; the ratio of the times
+# says linear (~ISCALE) or quadratic (~ISCALE^2).  ranges: one unit with a
+# range per function (-ffunction-sections), 16 k and 128 k functions;
+# inline: one function with E inlined calls each covering it, 512 KiB
+# with 2 k calls and 4 MiB with 16 k.  Before (main of 2026-11-30): ranges
+# 0.21 s -> 7.91 s (x38), inline 0.46 s -> 24.9 s (x54); doc/IMPORT.md.
+import_scale() {	# NAME GEN-ARGS-SMALL GEN-ARGS-LARGE
+	name=$1
+	for size in small large; do
+		if [ $size = small ]; then args=$2; else args=$3; fi
+		# shellcheck disable=SC2086
+		sh "$S/bench/gen-dwarf.sh" $args > "$OUT/imp.s"
+		gcc -nostdlib -static -Wl,-e,f0 "$OUT/imp.s" -o "$OUT/imp-$size"
+		: > "$OUT/times"
+		i=0
+		while [ $i -lt "$RUNS" ]; do
+			/usr/bin/time -f "%e" -o "$OUT/ld.time" "$PCLNLD" --elf \
+			    "$OUT/imp-$size" -o "$OUT/imp.blob" 2>/dev/null
+			cat "$OUT/ld.time" >> "$OUT/times"
+			i=$((i + 1))
+		done
+		eval "t_$size=\$(sort -g \"\$OUT/times\" | sed -n \"\$(( (RUNS + 1) / 2 ))p\")"
+	done
+	# shellcheck disable=SC2154
+	say "import_${name}_s $t_small $t_large ratio $(awk -v a="$t_small" \
+	    -v b="$t_large" 'BEGIN { printf "%.1f", (a > 0 ? b / a : 0) }') (inputs x$ISCALE)"
+	rm -f "$OUT/imp.s" "$OUT/imp-small" "$OUT/imp-large" "$OUT/imp.blob"
+}
+case " $PARTS " in *" import "*)
+	import_scale ranges "ranges 16000" "ranges $((16000 * ISCALE))"
+	import_scale inline "inline 524288 2048" \
+	    "inline $((524288 * ISCALE)) $((2048 * ISCALE))"
+	;;
 esac
 echo "run.sh: results in $R" >&2

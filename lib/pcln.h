@@ -57,7 +57,8 @@ extern "C" {
 	X(PCLN_EVARINT,		"bad varint") \
 	X(PCLN_ENOTFOUND,	"not found") \
 	X(PCLN_EMATH,		"internal layout error") \
-	X(PCLN_EUNSUPPORTED,	"unsupported")
+	X(PCLN_EUNSUPPORTED,	"unsupported") \
+	X(PCLN_EDAMAGED,	"damaged input section")
 
 #define PCLN_ERROR_ENUM_(code, msg) code,
 enum pcln_errcode { PCLN_ERROR_LIST(PCLN_ERROR_ENUM_) PCLN_NERRORS };

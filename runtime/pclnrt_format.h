@@ -251,6 +251,12 @@
 #define PCLN_PCDATA_CFA		3u
 #define PCLN_PCDATA_FPSAVE	4u
 
+/* pcdata PCLN_PCDATA_DISCRIM (pclnld --elf): the DWARF discriminator of
+ * the line row at a pc (0: none), for "FILE:LINE (discriminator N)" as
+ * binutils prints it.  Only in functions where it is nonzero somewhere;
+ * values are uint32 stored as int32. */
+#define PCLN_PCDATA_DISCRIM	5u
+
 /* Limits the encoder and decoder agree on. */
 #define PCLN_VARINT_MAX		5	/* bytes in a uvarint of 32 bits */
 

@@ -8,11 +8,14 @@ top=$(pwd)
 
 # linux-perf: pclndump perf's tests record profiles and compare with
 # perf script (tests/perf-record.sh).
+# googletest, libstb-dev: the real C++ and C programs tests/real-a2l.sh
+# builds from their sources.
 pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
 libdw-dev libelf-dev binutils python3 golang-go clang libclang-rt-14-dev
 gdb llvm
 libiberty-dev
-linux-perf"
+linux-perf
+googletest libstb-dev"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||

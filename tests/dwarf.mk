@@ -8,12 +8,19 @@
 ## tests/crash-gdb.sh: examples/crash's and examples/crash-cxx's handler
 ##   traceback against gdb's bt (tests/crash-frames.py compares the C++
 ##   frames), and no allocation in the handler.
+## tests/real-a2l.sh (with tests/a2l-agree.py): googlemock and stb built
+##   from Debian's sources with gcc and clang, pclndump addr2line against
+##   binutils and llvm-addr2line, every difference in a category.
+## tests/elf-import.sh: the importer on crafted programs: COMDAT copies,
+##   a sequence's empty last row, names, discriminators, damaged sections.
 
 dist_check_SCRIPTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh \
-	tests/elf-cfi.sh tests/crash-gdb.sh tests/crash-frames.py
+	tests/elf-cfi.sh tests/crash-gdb.sh tests/crash-frames.py \
+	tests/real-a2l.sh tests/elf-import.sh
+EXTRA_DIST += tests/a2l-agree.py tests/dwarf/seqend.s
 if HAVE_LIBDW
 TESTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh tests/elf-cfi.sh \
-	tests/crash-gdb.sh
+	tests/crash-gdb.sh tests/real-a2l.sh tests/elf-import.sh
 endif
 
 ## tests/dwarf/check_inline: the INLTREE section (builder, verifier,

@@ -15,6 +15,8 @@
  *   function whose file or line is unknown prints "??" for the file and
  *   "?" for the line (a file named "", which is what a Go table's "no
  *   file" becomes, is unknown too).
+ * - a line row's DWARF discriminator (pcdata PCLN_PCDATA_DISCRIM) is
+ *   printed as " (discriminator N)" after the line, on every frame;
  * - a pc in inlined code (the blob's INLTREE section) is named as the
  *   innermost inlined function; -i then also prints each inlining
  *   caller with the position of the call, innermost first (with -p as
@@ -143,14 +145,20 @@ basename_of(const char *path)
 	return h != NULL ? h + 1 : path;
 }
 
+/* FILE:LINE, with " (discriminator N)" if DISCR is not 0, as binutils
+ * 2.40 prints it: after every frame's line of the address, inlined or
+ * not (its variable is not reset between frames), never after "?". */
 static void
-print_loc(const struct a2l *a, const char *file, int32_t line)
+print_loc(const struct a2l *a, const char *file, int32_t line,
+    uint32_t discr)
 {
 	if (file == NULL || *file == 0)	/* "": Go's "no file" */
 		fputs("??:", stdout);
 	else
 		printf("%s:", a->basenames ? basename_of(file) : file);
-	if (line > 0)
+	if (line > 0 && discr != 0)
+		printf("%" PRId32 " (discriminator %" PRIu32 ")\n", line, discr);
+	else if (line > 0)
 		printf("%" PRId32 "\n", line);
 	else
 		fputs("?\n", stdout);
@@ -180,6 +188,7 @@ answer(struct a2l *a, const char *s)
 	pclnrt_inlcall calls[64];
 	pclnrt_func rf;
 	size_t n = 0, k;
+	int32_t discr = 0;
 
 	found = pcln_lookup(a->in.t, pc, &loc) == 0 && loc.func >= 0 &&
 	    dump_func_usable(&a->in, (size_t)loc.func,
@@ -199,15 +208,20 @@ answer(struct a2l *a, const char *s)
 	if (a->rt_ok && pclnrt_findfunc(&a->rt, pc, &rf) == PCLNRT_OK &&
 	    rf.index == (uint64_t)loc.func)
 		(void)pclnrt_inline(&rf, pc, calls, 64, &n);
+	/* The line row's discriminator (pclnld --elf's pcdata 5; absent:
+	 * none). */
+	if (pcln_pcvalue(a->in.t, (size_t)loc.func,
+	    PCLN_TABLE_PCDATA(PCLN_PCDATA_DISCRIM), pc, &discr, NULL) < 0)
+		discr = 0;
 	print_name(a, n > 0 ? calls[0].name : loc.name);
-	print_loc(a, loc.file, loc.line);
+	print_loc(a, loc.file, loc.line, (uint32_t)discr);
 	if (!a->inlines)
 		return;
 	for (k = 0; k < n; k++) {
 		if (a->pretty)
 			fputs(" (inlined by) ", stdout);
 		print_name(a, k + 1 < n ? calls[k + 1].name : loc.name);
-		print_loc(a, calls[k].file, calls[k].line);
+		print_loc(a, calls[k].file, calls[k].line, (uint32_t)discr);
 	}
 }
 

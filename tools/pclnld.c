@@ -23,6 +23,9 @@
 #include "readfile.h"
 #ifdef HAVE_LIBDW
 #include "pcln_dwarf.h"
+#else
+#define PCLN_DWARF_NO_INLINE	0x1	/* parsed, then refused */
+#define PCLN_DWARF_STRICT	0x2
 #endif
 
 static const char *prog = "pclnld";
@@ -51,6 +54,8 @@ usage(FILE *fp)
 "      --checkpoints K   a pc-value checkpoint every K rows (default %u;\n"
 "                        0: none)\n"
 "      --no-inline       with --elf: leave out inlined calls (INLTREE)\n"
+"      --strict          with --elf: damaged debug or frame sections are an\n"
+"                        error, not a warning\n"
 "      --map FILE        write a link map to FILE ('-' = stdout)\n"
 "  -v, --verbose         print statistics to standard error\n"
 "      --help            show this help and exit\n"
@@ -261,6 +266,33 @@ print_dwarf_stats(const pcln_dwarf_stats *d)
 	    PRIu64 ", .eh_frame %" PRIu64 ", .debug_frame %" PRIu64
 	    " bytes\n", prog, d->debug_line, d->debug_info, d->eh_frame,
 	    d->debug_frame);
+	fprintf(stderr, "%s: %zu functions with discriminators, %zu also "
+	    "described by a unit whose copy was not kept\n", prog, d->ndiscr,
+	    d->nfolded);
+}
+
+static void
+print_warning(void *arg, const char *msg)
+{
+	(void)arg;
+	fprintf(stderr, "%s: warning: %s\n", prog, msg);
+}
+
+/* What every --elf import prints, -v or not: what was imported, so a
+ * table that lost its lines or inlined calls never looks whole. */
+static void
+print_dwarf_summary(const char *path, const pcln_dwarf_stats *d)
+{
+	fprintf(stderr, "%s: %s: %zu functions (%zu with lines), %zu line "
+	    "rows, %zu CFI rows, %zu inlined calls", prog, path, d->nfunc,
+	    d->nlinefuncs, d->nlinerows, d->ncfirows, d->ninline);
+	if (d->nwarnings > PCLN_DWARF_MAX_WARN)
+		fprintf(stderr, "; %zu warnings (%zu not shown)", d->nwarnings,
+		    d->nwarnings - PCLN_DWARF_MAX_WARN);
+	else if (d->nwarnings > 0)
+		fprintf(stderr, "; %zu warning%s", d->nwarnings,
+		    d->nwarnings > 1 ? "s" : "");
+	fputc('\n', stderr);
 }
 #endif
 
@@ -268,7 +300,7 @@ print_dwarf_stats(const pcln_dwarf_stats *d)
  * status. */
 static int
 import_main(int go, const char *path, const char *output,
-    const pcln_link_opts *opts, int no_inline, int verbose)
+    const pcln_link_opts *opts, unsigned dwflags, int verbose)
 {
 	uint8_t *blob = NULL, *data = NULL;
 	size_t len = 0, dlen = 0;
@@ -307,8 +339,9 @@ import_main(int go, const char *path, const char *output,
 	} else {
 #ifdef HAVE_LIBDW
 		pcln_dwarf_stats st;
-		if (pcln_dwarf_import(path, (opts->write_flags &
-		    PCLN_WRITE_GO12) || no_inline ? PCLN_DWARF_NO_INLINE : 0,
+		if (opts->write_flags & PCLN_WRITE_GO12)
+			dwflags |= PCLN_DWARF_NO_INLINE;
+		if (pcln_dwarf_import_warn(path, dwflags, print_warning, NULL,
 		    &b, &st, &err) < 0)
 			goto fail;
 		if ((rc = check_target(opts, &st.target, path)) != 0)
@@ -316,8 +349,9 @@ import_main(int go, const char *path, const char *output,
 		rc = 1;
 		if (verbose)
 			print_dwarf_stats(&st);
+		print_dwarf_summary(path, &st);
 #else
-		(void)no_inline;
+		(void)dwflags;
 		fprintf(stderr, "%s: --elf: this pclnld was built without "
 		    "libdw (configure --without-libdw)\n", prog);
 		goto out;
@@ -352,7 +386,7 @@ out:
 struct args {
 	pcln_link_opts opts;
 	const char *output, *mapfile, *import;
-	int import_go, no_inline, verbose;
+	int import_go, no_inline, strict, verbose;
 };
 
 /* Parse the options into *A: -1 to go on, else the exit status (after
@@ -362,7 +396,7 @@ parse_args(int argc, char **argv, struct args *a)
 {
 	enum { O_PTRSIZE = 256, O_QUANTUM, O_ENDIAN, O_TEXTBASE, O_GO12,
 	    O_MAP, O_HELP, O_VERSION, O_ELF, O_GO, O_INDEX, O_NOINDEX,
-	    O_CKPT, O_NOINLINE };
+	    O_CKPT, O_NOINLINE, O_STRICT };
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "ptrsize", required_argument, NULL, O_PTRSIZE },
@@ -374,6 +408,7 @@ parse_args(int argc, char **argv, struct args *a)
 		{ "no-index", no_argument, NULL, O_NOINDEX },
 		{ "checkpoints", required_argument, NULL, O_CKPT },
 		{ "no-inline", no_argument, NULL, O_NOINLINE },
+		{ "strict", no_argument, NULL, O_STRICT },
 		{ "map", required_argument, NULL, O_MAP },
 		{ "elf", required_argument, NULL, O_ELF },
 		{ "go", required_argument, NULL, O_GO },
@@ -441,6 +476,9 @@ parse_args(int argc, char **argv, struct args *a)
 		case O_NOINLINE:
 			a->no_inline = 1;
 			break;
+		case O_STRICT:
+			a->strict = 1;
+			break;
 		case O_MAP:
 			a->mapfile = optarg;
 			break;
@@ -501,15 +539,18 @@ run(int argc, char **argv)
 		if (mapfile != NULL)
 			return bad_usage("--map is for description links, "
 			    "not --elf or --go");
-		if (a.no_inline && a.import_go)
-			return bad_usage("--no-inline is for --elf");
+		if ((a.no_inline || a.strict) && a.import_go)
+			return bad_usage(a.no_inline ? "--no-inline is for "
+			    "--elf" : "--strict is for --elf");
 		return import_main(a.import_go, a.import, output, &opts,
-		    a.no_inline, verbose);
+		    (a.no_inline ? PCLN_DWARF_NO_INLINE : 0) |
+		    (a.strict ? PCLN_DWARF_STRICT : 0), verbose);
 	}
 	if (optind >= argc)
 		return bad_usage("no input files");
-	if (a.no_inline)
-		return bad_usage("--no-inline is for --elf");
+	if (a.no_inline || a.strict)
+		return bad_usage(a.no_inline ? "--no-inline is for --elf" :
+		    "--strict is for --elf");
 	if ((l = pcln_link_new(&opts, &err)) == NULL)
 		goto fail;
 	for (i = optind; i < argc; i++)

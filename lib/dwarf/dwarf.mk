@@ -2,8 +2,10 @@
 ## included at the end of lib/local.mk.  Built only with libdw
 ## (configure --without-libdw leaves it out; pclnld --elf then says so).
 
-pcln_dwarf_sources = lib/dwarf/pcln_dwarf.h lib/dwarf/dwarf_internal.h lib/dwarf/dwarf.c \
-	lib/dwarf/dwarf_line.c lib/dwarf/dwarf_cfi.c lib/dwarf/dwarf_inline.c
+pcln_dwarf_sources = lib/dwarf/pcln_dwarf.h lib/dwarf/dwarf_internal.h \
+	lib/dwarf/dwarf.c lib/dwarf/dwarf_sym.c lib/dwarf/dwarf_line.c \
+	lib/dwarf/dwarf_lineprog.c lib/dwarf/dwarf_subr.c \
+	lib/dwarf/dwarf_inline.c lib/dwarf/dwarf_cfi.c lib/dwarf/dwarf_util.c
 
 EXTRA_DIST += $(pcln_dwarf_sources)
 if HAVE_LIBDW

@@ -4,6 +4,7 @@
 #include <config.h>
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "dwarf_internal.h"
 
@@ -152,3 +153,58 @@ pclni_dw_read_cfi(struct imp *im, const struct sym *y,
 	return 0;
 }
 
+
+/* The data of section WANT, or NULL. */
+static Elf_Data *
+section_data(struct imp *im, const char *want, uint64_t *size)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = pclni_dw_section(im->elf, want, &sh);
+
+	if (scn == NULL || sh.sh_type == SHT_NOBITS)
+		return NULL;
+	*size = sh.sh_size;
+	return elf_getdata(scn, NULL);
+}
+
+/* Walk the entries of NAME (.eh_frame if EH) one by one: the first that
+ * cannot be read is a warning naming its offset. */
+static int
+check_section(struct imp *im, const char *name, int eh, Dwarf_CFI *cfi)
+{
+	GElf_Ehdr ehdr;
+	Elf_Data *d;
+	Dwarf_Off off = 0, next;
+	uint64_t size = 0;
+
+	if ((d = section_data(im, name, &size)) == NULL || size == 0 ||
+	    gelf_getehdr(im->elf, &ehdr) == NULL)
+		return 0;
+	if (cfi == NULL)
+		return pclni_dw_damage(im, name, 0, "libdw cannot read it (%s); "
+		    "no function gets a stack-pointer delta from it",
+		    dwarf_errmsg(-1));
+	while (off < d->d_size) {
+		Dwarf_CFI_Entry e;
+		int r = dwarf_next_cfi(ehdr.e_ident, d, eh, off, &next, &e);
+		if (r > 0)
+			break;
+		if (r < 0)
+			return pclni_dw_damage(im, name, off, "this entry cannot "
+			    "be read (%s); frames it or later entries describe "
+			    "get stack-pointer delta unknown (-1)",
+			    dwarf_errmsg(-1));
+		if (next <= off)
+			break;
+		off = next;
+	}
+	return 0;
+}
+
+int
+pclni_dw_check_cfi(struct imp *im)
+{
+	if (check_section(im, ".eh_frame", 1, im->cfi_eh) < 0)
+		return -1;
+	return check_section(im, ".debug_frame", 0, im->cfi_dbg);
+}

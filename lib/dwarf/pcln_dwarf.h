@@ -9,18 +9,24 @@
  *    name without a leading '_', then the shortest, then the smallest in
  *    byte order).  A zero-sized symbol extends to the next symbol or the
  *    end of its section (at most PCLN_DWARF_ZERO_MAX bytes); a symbol
- *    that overlaps the next is cut at the next.  A function is named as
- *    DWARF names the subprogram at its entry (linkage name, else name,
- *    through abstract origins), as addr2line and gdb do, so gcc's
- *    clones ("f.constprop.0") and split-off parts ("f.cold", a function
- *    of its own) are named "f"; without DWARF, by the symbol.
+ *    that overlaps the next is cut at the next.  A function is named by
+ *    the rule of doc/IMPORT.md, binutils' own: its subprogram's linkage
+ *    name; else, in C, its DW_AT_name (gcc's clones "f.constprop.0" and
+ *    split-off parts "f.cold", a function of its own, are named "f");
+ *    else (C++ with internal linkage) its symbol; without DWARF, by the
+ *    symbol.  The code of a function described by several units (COMDAT
+ *    copies) is described by the first unit that claims it, the copy
+ *    the linker kept.
  *  - pcfile and pcln: from .debug_line of every compile unit (DWARF
  *    2-5).  A row holds from its address to the next row of its
  *    sequence (it may run on from one function into the next, as from
  *    "f.cold" into "g.cold"); of several rows at one address the last
- *    wins; rows outside their unit's ranges are not used (as addr2line
- *    does not).  Bytes no row covers get line 0 ("unknown").  Relative
- *    paths are joined to the unit's DW_AT_comp_dir, as addr2line does.
+ *    wins, but not a row at its own sequence's end; rows outside their
+ *    unit's ranges are not used (as addr2line does not).  A row's DWARF
+ *    discriminator goes to pcdata PCLN_PCDATA_DISCRIM (only in functions
+ *    where one is nonzero).  Bytes no row covers get line 0
+ *    ("unknown").  Relative paths are joined to the unit's
+ *    DW_AT_comp_dir, as addr2line does.
  *  - pcsp: from the CFI (.eh_frame, else .debug_frame).  Where the CFA
  *    is sp + K, the value is K - ptrsize on x86 and x86-64 (the distance
  *    from sp to the return address, the runtime's PCLNRT_CONV_STACK
@@ -37,9 +43,14 @@
  *  - inline tree: every DW_TAG_inlined_subroutine under the function's
  *    subprogram (through lexical blocks) whose ranges meet the function's
  *    code becomes a record (pcln_builder_add_inline: name, DW_AT_call_file
- *    and DW_AT_call_line, parent), and pcdata table PCLN_PCDATA_INLTREE
+ *    and DW_AT_call_line, parent; named by the origin's linkage name,
+ *    else its DW_AT_name, qualified from its scopes in C++), and pcdata
+ *    table PCLN_PCDATA_INLTREE
  *    maps each pc to the innermost one (-1: none).  The blob then needs
  *    the trailer (not --go12); PCLN_DWARF_NO_INLINE leaves it out.
+ *
+ * Damaged sections are warnings (pcln_dwarf_import_warn) or, with
+ * PCLN_DWARF_STRICT, errors (doc/IMPORT.md).
  *
  * Memory: the builder returned in *OUT is the caller's.  Not
  * async-signal-safe (it allocates).
@@ -61,6 +72,11 @@ extern "C" {
 
 /* Import flags. */
 #define PCLN_DWARF_NO_INLINE	0x1	/* no inline tree */
+#define PCLN_DWARF_STRICT	0x2	/* damaged input is an error */
+
+/* At most this many warnings are passed to the callback; the statistics
+ * count them all. */
+#define PCLN_DWARF_MAX_WARN	20
 
 /* What an import found. */
 typedef struct pcln_dwarf_stats {
@@ -86,7 +102,18 @@ typedef struct pcln_dwarf_stats {
 	uint64_t text_bytes;		/* code bytes of all functions */
 	/* Section sizes of the input, for comparisons (0 if absent). */
 	uint64_t debug_line, debug_info, eh_frame, debug_frame;
+	/* Added in 0.2: */
+	size_t nwarnings;		/* damaged input, see the callback */
+	size_t noutside;		/* function symbols whose code is not
+					 * in the file (left out) */
+	size_t ndiscr;			/* functions with discriminators */
+	size_t nfolded;			/* functions also described by a
+					 * unit whose copy was not kept */
 } pcln_dwarf_stats;
+
+/* A warning: MSG names the file, the section and the byte offset of
+ * damaged input and what was left out because of it. */
+typedef void pcln_dwarf_warn_fn(void *arg, const char *msg);
 
 /* Import the ELF file PATH (an executable or shared object) into a new
  * builder stored in *OUT, with FLAGS (PCLN_DWARF_*).  The target is the
@@ -97,6 +124,15 @@ typedef struct pcln_dwarf_stats {
  * not ELF; PCLN_ENOTFOUND: no function symbols). */
 int pcln_dwarf_import(const char *path, unsigned flags,
     pcln_builder **out, pcln_dwarf_stats *stats, pcln_err *err);
+
+/* pcln_dwarf_import, and each warning about damaged input (a section
+ * libdw cannot read, a function whose code is not in the file) to
+ * WARN(ARG, MSG) if WARN is not NULL (the first PCLN_DWARF_MAX_WARN of
+ * them; STATS->nwarnings counts all).  With PCLN_DWARF_STRICT in FLAGS
+ * the first one is an error instead (PCLN_EDAMAGED). */
+int pcln_dwarf_import_warn(const char *path, unsigned flags,
+    pcln_dwarf_warn_fn *warn, void *arg, pcln_builder **out,
+    pcln_dwarf_stats *stats, pcln_err *err);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,250 @@
+/* dwarf_sym.c -- pass 1 of the ELF/DWARF importer: the function symbols
+ * of .symtab (else .dynsym), aliases folded, sizes made whole
+ * (pcln_dwarf.h says how).
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "dwarf_internal.h"
+
+/* What a section's symbols may describe: code at [lo, hi), or nothing
+ * (hi == 0). */
+struct extent {
+	uint64_t lo, hi;
+	uint64_t claimed;	/* the end the section header claims */
+	int known;
+};
+
+static int
+symrank(const GElf_Sym *s, const char *name)
+{
+	int r;
+
+	switch (GELF_ST_BIND(s->st_info)) {
+	case STB_GLOBAL: r = 0; break;
+	case STB_WEAK: r = 2; break;
+	default: r = 4; break;
+	}
+	if (name[0] == '_')
+		r++;
+	return r;
+}
+
+static int
+cmpsym(const void *a, const void *b)
+{
+	const struct sym *x = a, *y = b;
+	size_t lx, ly;
+	int c;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx < ly ? -1 : 1;
+	c = strcmp(x->name, y->name);
+	if (c != 0)
+		return c;
+	/* Same name at the same address (symtab and a copy): larger
+	 * size first. */
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return 0;
+}
+
+/* The code section NDX's extent in *X, computed once.  Code must be in
+ * the file: a NOBITS section (a separate debug-info file) describes no
+ * code; a section that claims more bytes than the file holds is cut at
+ * the file's end, with a warning (its functions beyond are left out and
+ * counted, not dropped silently). */
+static int
+code_extent(struct imp *im, size_t ndx, struct extent *x, size_t fsize)
+{
+	Elf_Scn *scn;
+	GElf_Shdr sh;
+	GElf_Ehdr eh;
+	size_t shstrndx;
+	const char *name = NULL;
+	uint64_t avail;
+
+	if (x->known)
+		return 0;
+	x->known = 1;
+	x->lo = x->hi = 0;
+	if ((scn = elf_getscn(im->elf, ndx)) == NULL ||
+	    gelf_getshdr(scn, &sh) == NULL ||
+	    !(sh.sh_flags & SHF_EXECINSTR) || !(sh.sh_flags & SHF_ALLOC) ||
+	    sh.sh_type != SHT_PROGBITS)
+		return 0;
+	avail = sh.sh_offset <= fsize ? fsize - sh.sh_offset : 0;
+	x->lo = sh.sh_addr;
+	x->hi = sh.sh_size <= avail ? sh.sh_addr + sh.sh_size :
+	    sh.sh_addr + avail;
+	x->claimed = sh.sh_addr + sh.sh_size;
+	if (x->claimed < x->lo)		/* wraps: to the top of memory */
+		x->claimed = UINT64_MAX;
+	if (sh.sh_size <= avail && sh.sh_addr + sh.sh_size >= sh.sh_addr)
+		return 0;
+	if (elf_getshdrstrndx(im->elf, &shstrndx) == 0)
+		name = elf_strptr(im->elf, shstrndx, sh.sh_name);
+	if (gelf_getehdr(im->elf, &eh) == NULL)
+		eh.e_shoff = 0, eh.e_shentsize = 0;
+	return pclni_dw_damage(im, "the section header table",
+	    eh.e_shoff + (uint64_t)ndx * eh.e_shentsize,
+	    "section [%zu] %s claims 0x%llx bytes at file offset 0x%llx, "
+	    "the file holds 0x%llx: only its functions within the file are "
+	    "kept", ndx, name != NULL ? name : "?",
+	    (unsigned long long)sh.sh_size, (unsigned long long)sh.sh_offset,
+	    (unsigned long long)avail);
+}
+
+/* One symbol S (named NAME) of section extent X, if it is a function
+ * with code. */
+static int
+add_sym(struct imp *im, const GElf_Sym *s, const char *name,
+    const struct extent *x)
+{
+	struct sym *y;
+
+	if (s->st_value < x->lo || s->st_value >= x->claimed)
+		return 0;	/* not in its own section */
+	if (s->st_value >= x->hi) {
+		im->st->noutside++;	/* warned in code_extent */
+		return 0;
+	}
+	if (s->st_value % im->st->target.quantum != 0)
+		return 0;
+	if (pclni_grow(&im->syms, &im->capsyms, im->nsyms + 1,
+	    sizeof *im->syms) < 0)
+		return pclni_dw_nomem(im);
+	y = &im->syms[im->nsyms++];
+	y->addr = s->st_value;
+	y->size = s->st_size;
+	y->secend = x->hi;
+	y->name = name;
+	y->rank = symrank(s, name);
+	return 0;
+}
+
+/* Collect function symbols from the symbol table of type TYPE: 1 if
+ * there is one, 0 if not, -1 on error. */
+static int
+read_symtab(struct imp *im, Elf64_Word type, struct extent *ext,
+    size_t shnum, size_t fsize)
+{
+	Elf_Scn *scn = NULL;
+	int found = 0;
+
+	while ((scn = elf_nextscn(im->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t i, n;
+
+		if (gelf_getshdr(scn, &sh) == NULL || sh.sh_type != type ||
+		    sh.sh_entsize == 0)
+			continue;
+		if ((data = elf_getdata(scn, NULL)) == NULL)
+			continue;
+		found = 1;
+		n = sh.sh_size / sh.sh_entsize;
+		for (i = 1; i < n; i++) {
+			GElf_Sym s;
+			const char *name;
+			int t;
+
+			if (gelf_getsym(data, (int)i, &s) == NULL)
+				continue;
+			t = GELF_ST_TYPE(s.st_info);
+			if ((t != STT_FUNC && t != STT_GNU_IFUNC) ||
+			    s.st_shndx == SHN_UNDEF || s.st_shndx >= shnum ||
+			    s.st_shndx >= SHN_LORESERVE)
+				continue;
+			if (code_extent(im, s.st_shndx, &ext[s.st_shndx],
+			    fsize) < 0)
+				return -1;
+			if (ext[s.st_shndx].hi == 0)
+				continue;
+			name = elf_strptr(im->elf, sh.sh_link, s.st_name);
+			if (name == NULL || name[0] == 0)
+				continue;
+			if (add_sym(im, &s, name, &ext[s.st_shndx]) < 0)
+				return -1;
+		}
+	}
+	return found;
+}
+
+/* Sort, fold aliases, size zero-sized symbols, cut overlaps. */
+static void
+fold_syms(struct imp *im)
+{
+	size_t i, j, n = 0;
+
+	im->st->nsyms = im->nsyms;
+	if (im->nsyms == 0)
+		return;
+	qsort(im->syms, im->nsyms, sizeof *im->syms, cmpsym);
+	for (i = 0; i < im->nsyms; i = j) {
+		uint64_t size = im->syms[i].size;
+		for (j = i + 1; j < im->nsyms &&
+		    im->syms[j].addr == im->syms[i].addr; j++) {
+			if (im->syms[j].size > size)
+				size = im->syms[j].size;
+			im->st->naliases++;
+		}
+		im->syms[n] = im->syms[i];
+		im->syms[n].size = size;
+		n++;
+	}
+	im->nsyms = n;
+	for (i = 0; i < n; i++) {
+		struct sym *y = &im->syms[i];
+		uint64_t lim = y->secend;
+		if (i + 1 < n && im->syms[i + 1].addr < lim)
+			lim = im->syms[i + 1].addr;
+		if (y->size == 0) {
+			im->st->nzero++;
+			y->size = lim - y->addr;
+			if (y->size > PCLN_DWARF_ZERO_MAX)
+				y->size = PCLN_DWARF_ZERO_MAX;
+		} else if (y->size > lim - y->addr) {
+			im->st->ncut++;
+			y->size = lim - y->addr;
+		}
+		y->size -= y->size % im->st->target.quantum;
+	}
+}
+
+int
+pclni_dw_read_symbols(struct imp *im)
+{
+	struct extent *ext;
+	size_t shnum, fsize;
+	int r;
+
+	if (elf_getshdrnum(im->elf, &shnum) != 0)
+		return pclni_seterr(im->err, PCLN_EHEADER, -1,
+		    "%s: cannot read the section headers: %s", im->path,
+		    elf_errmsg(-1));
+	if (elf_rawfile(im->elf, &fsize) == NULL)
+		fsize = 0;
+	if ((ext = calloc(shnum + 1, sizeof *ext)) == NULL)
+		return pclni_dw_nomem(im);
+	r = read_symtab(im, SHT_SYMTAB, ext, shnum, fsize);
+	if (r == 0)
+		r = read_symtab(im, SHT_DYNSYM, ext, shnum, fsize);
+	free(ext);
+	if (r < 0)
+		return -1;
+	fold_syms(im);
+	if (im->nsyms == 0)
+		return pclni_seterr(im->err, PCLN_ENOTFOUND, -1,
+		    "%s: no function symbols (expected STT_FUNC symbols in "
+		    ".symtab or .dynsym)", im->path);
+	return 0;
+}
