@@ -48,7 +48,7 @@
 extern const uint8_t pcln_blob_start[], pcln_blob_end[];
 
 static pclnrt_module module;
-static _Atomic(pclnrt_module *) slots[1];
+static unsigned char regmem[PCLNRT_REGISTRY_SIZE(1, 8, 0)];
 static pclnrt_registry registry;
 static int have_table;
 static char altstack[CRASH_ALTSTACK];
@@ -346,7 +346,7 @@ crash_handler_install(const char *prog)
 	int rc;
 
 	(void)dl_iterate_phdr(find_bias, &bias);
-	pclnrt_registry_init(&registry, slots, 1);
+	(void)pclnrt_registry_init(&registry, regmem, sizeof regmem, 1, 0);
 	rc = pclnrt_module_init(&module, pcln_blob_start,
 	    (size_t)(pcln_blob_end - pcln_blob_start), bias, prog);
 	if (rc != 0) {

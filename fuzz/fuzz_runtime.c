@@ -88,7 +88,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *blob = fuzz_copy(data, size);
-	static _Atomic(pclnrt_module *) slots[2];
+	static unsigned char regmem[PCLNRT_REGISTRY_SIZE(2, 16, 0)];
 	pclnrt_registry reg;
 	pclnrt_module mod;
 	pclnrt_frame frames[16];
@@ -124,7 +124,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* A traceback: the stack is the input's last 256 bytes (or all of
 	 * it), starting at a pc inside the table. */
-	pclnrt_registry_init(&reg, slots, 2);
+	if (pclnrt_registry_init(&reg, regmem, sizeof regmem, 2, 0) !=
+	    PCLNRT_OK)
+		abort();
 	if (pclnrt_register(&reg, &mod) != PCLNRT_OK)
 		abort();
 	st.len = size < 256 ? size : 256;

@@ -515,6 +515,30 @@ pclnrt_unzigzag(uint32_t u)
 	return (int32_t)((u >> 1) ^ (0u - (u & 1)));
 }
 
+/* --- the varint writer: the only one in the project ---
+ *
+ * Write V as a uvarint to BUF (room for PCLN_VARINT_MAX bytes); return
+ * the bytes written.  pclnrt_zigzag maps a signed delta to the unsigned
+ * value pclnrt_unzigzag undoes. */
+static inline unsigned
+pclnrt_put_uvarint(uint8_t *buf, uint32_t v)
+{
+	unsigned n = 0;
+
+	while (v >= 0x80) {
+		buf[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	buf[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline uint32_t
+pclnrt_zigzag(int32_t v)
+{
+	return ((uint32_t)v << 1) ^ (0u - ((uint32_t)v >> 31));
+}
+
 /* --- the pc-value stepper: the only one in the project ---
  *
  * State of a walk over one pc-value table.  Initialise with
