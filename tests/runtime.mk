@@ -15,3 +15,11 @@ tests_check_runtime_SOURCES = tests/check_runtime.c tests/test_rt.h \
 tests_check_runtime_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) -pthread
 tests_check_runtime_LDADD = lib/libpcln-internal.la runtime/libpclnrt.la \
 	$(CHECK_LIBS) -lpthread
+
+# The code map under threads and signals (scripts/tsan.sh runs it under
+# ThreadSanitizer too).
+check_PROGRAMS += tests/rt_stress
+TESTS += tests/rt_stress
+tests_rt_stress_SOURCES = tests/rt_stress.c
+tests_rt_stress_CFLAGS = $(AM_CFLAGS) -pthread
+tests_rt_stress_LDADD = runtime/libpclnrt.la -lpthread
