@@ -11,6 +11,9 @@
 #include "rt_private.h"
 #include "pclnrt_format.h"
 
+/* The BPF build (bpf/) compiles the lookups only: opening a blob and
+ * the cache are the host's. */
+#ifndef PCLNRT_BPF
 #define INIT_MSG_(code, val, msg) case code: return msg;
 
 const char *
@@ -22,6 +25,7 @@ pclnrt_init_strerror(int code)
 		return "unknown error";
 	}
 }
+#endif /* !PCLNRT_BPF */
 
 
 static uint64_t
@@ -31,6 +35,7 @@ ftab_entry(const pclnrt_table *t, uint64_t i)
 	    i), t->ptrsize, t->big);
 }
 
+#ifndef PCLNRT_BPF
 /* Parse the trailer if the blob ends in one.  Return 0 with *GO12 (the
  * Go 1.2 part's length) and S (the known sections present; the last of
  * a repeated tag) set, or -1 if the footer, directory or a section
@@ -155,6 +160,7 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 		}
 	return PCLNRT_EINIT_OK;
 }
+#endif /* !PCLNRT_BPF */
 
 /* Offset of table TABLE of F, 0 if absent; -1 in *BAD if its slot does
  * not fit in the blob. */
@@ -182,7 +188,7 @@ int
 pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 {
 	uint64_t lo, entry, next, end, funcoff, ps = t->ptrsize;
-	const uint8_t *rec;
+	pclnrt_bptr rec;
 
 	if (t->nfunc == 0 || pc < t->minpc || pc >= t->maxpc)
 		return PCLNRT_NOTFOUND;
@@ -206,7 +212,7 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 	f->nfuncdata = pclnrt_load32(rec + PCLN_FUNC_NFUNCDATA(ps), t->big);
 	if (funcoff > UINT32_MAX)
 		return PCLNRT_CORRUPT;
-	if (t->funcsize != NULL) {
+	if (t->funcsize) {
 		end = entry + pclnrt_load32(t->funcsize + 4 * lo, t->big);
 	} else if (pclnrt_func_end(t->blob, t->len, t->len, (unsigned)ps,
 	    t->big, t->quantum, funcoff, entry, next, &end) != 0) {
@@ -223,7 +229,7 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 	f->args = (int32_t)pclnrt_load32(rec + PCLN_FUNC_ARGS(ps), t->big);
 	f->frame = (int32_t)pclnrt_load32(rec + PCLN_FUNC_FRAME(ps), t->big);
 	f->index = (uint32_t)lo;
-	if (t->ckpt != NULL)	/* the next lookup's first read */
+	if (t->ckpt)		/* the next lookup's first read */
 		PCLNRT_PREFETCH(t->ckpt + PCLN_CKPT_HDR + 4 * lo);
 	return PCLNRT_OK;
 }
@@ -272,9 +278,10 @@ scan(const pclnrt_func *f, struct pclnrt_pcstep *s, uint64_t pc,
     int32_t *value, uint64_t *start, uint64_t *end, uint64_t *from)
 {
 	uint64_t lo = s->nextpc;
-	int rc;
+	unsigned k = 0;
+	int rc = 1;
 
-	while ((rc = pclnrt_pcstep(s)) == 1) {
+	PCLNRT_WHILE(k, PCLNRT_BPF_MAXROWS, (rc = pclnrt_pcstep(s)) == 1) {
 		if (pc < s->nextpc) {
 			*value = s->value;
 			if (start != NULL)
@@ -340,18 +347,18 @@ pclnrt_funcdata(const pclnrt_func *f, uint32_t index, uint64_t *value)
 	return PCLNRT_OK;
 }
 
-const char *
+pclnrt_str
 pclnrt_filename(const pclnrt_table *t, int32_t fileno)
 {
 	if (fileno < 1 || (uint32_t)fileno >= t->nslots)
-		return NULL;
+		return PCLNRT_NOSTR;
 	/* pclnrt_init checked that all nslots slots fit. */
 	return pclnrt_cstring_(t, pclnrt_load32(t->blob + t->filetab +
 	    4 * (uint64_t)fileno, t->big));
 }
 
 int
-pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
+pclnrt_funcline(const pclnrt_func *f, uint64_t pc, pclnrt_str *path,
     int32_t *line)
 {
 	struct pclnrt_pcstep sf, sl;
@@ -360,7 +367,7 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
 
 	/* Both tables' starting points first, so that their memory is
 	 * fetched at the same time rather than one after the other. */
-	*path = NULL;
+	*path = PCLNRT_NOSTR;
 	*line = 0;
 	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf, NULL);
 	rc = seek(f, PCLN_TAB_PCLN, pc, &sl, NULL);
@@ -370,8 +377,7 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
 		PCLNRT_PREFETCH(sl.p);
 	if (rcf == PCLNRT_OK)
 		rcf = scan(f, &sf, pc, &fileno, NULL, NULL, NULL);
-	if (rcf == PCLNRT_OK && (*path = pclnrt_filename(f->t, fileno)) ==
-	    NULL)
+	if (rcf == PCLNRT_OK && !(*path = pclnrt_filename(f->t, fileno)))
 		rcf = PCLNRT_CORRUPT;
 	if (rc == PCLNRT_OK)
 		rc = scan(f, &sl, pc, line, NULL, NULL, NULL);
@@ -380,6 +386,7 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
 	return rc != PCLNRT_OK ? rc : rcf;
 }
 
+#ifndef PCLNRT_BPF
 void
 pclnrt_pccache_init(pclnrt_pccache *c)
 {
@@ -464,3 +471,4 @@ pclnrt_funcline_cached(const pclnrt_func *f, uint64_t pc, const char **path,
 		*line = 0;
 	return rc != PCLNRT_OK ? rc : rcf;
 }
+#endif /* !PCLNRT_BPF */

@@ -72,20 +72,21 @@ enum pclnrt_init_error { PCLNRT_INIT_ERROR_LIST(PCLNRT_EINIT_ENUM_) };
  * pclnrt_init and never written afterwards; callers may read nfunc,
  * minpc, maxpc, ptrsize, quantum and big, the rest is private. */
 typedef struct pclnrt_table {
-	const uint8_t *blob;
+	pclnrt_bptr blob;		/* (a pointer, but for the BPF build:
+					 * pclnrt_format.h) */
 	size_t len;
-	const uint8_t *funcsize;	/* FUNCSIZE section, or NULL */
+	pclnrt_bptr funcsize;		/* FUNCSIZE section, or NULL */
 	uint64_t nfunc;
 	uint64_t minpc, maxpc;		/* first entry, end pc (sentinel) */
 	uint32_t filetab;		/* offset of the file table */
 	uint32_t nslots;		/* file table slots (nfile + 1) */
 	uint8_t ptrsize, quantum, big;
-	const uint8_t *findex;		/* FUNCINDEX section, or NULL if
+	pclnrt_bptr findex;		/* FUNCINDEX section, or NULL if
 					 * absent or its header is bad */
 	uint64_t findexlen;
-	const uint8_t *inltree;		/* INLTREE section, or NULL */
+	pclnrt_bptr inltree;		/* INLTREE section, or NULL */
 	uint64_t inltreelen;
-	const uint8_t *ckpt;		/* PCCKPT section, or NULL if absent
+	pclnrt_bptr ckpt;		/* PCCKPT section, or NULL if absent
 					 * or its header is bad */
 	uint64_t ckptlen;
 	uint64_t lastnul;		/* offset of the blob's last 0 byte
@@ -123,7 +124,7 @@ uint64_t pclnrt_xxh64(const void *buf, size_t len, uint64_t seed);
 
 /* A function found by pclnrt_findfunc.  Public fields are link-time. */
 typedef struct pclnrt_func {
-	const char *name;	/* NUL-terminated, in the blob; NULL if bad */
+	pclnrt_str name;	/* NUL-terminated, in the blob; NULL if bad */
 	uint64_t entry;		/* first pc */
 	uint64_t end;		/* entry + size: first pc past the code */
 	int32_t args, frame;
@@ -178,11 +179,11 @@ int pclnrt_funcdata(const pclnrt_func *f, uint32_t index, uint64_t *value);
 
 /* Name of file number FILENO (1..nfile) of T, in the blob; NULL if out
  * of range or damaged. */
-const char *pclnrt_filename(const pclnrt_table *t, int32_t fileno);
+pclnrt_str pclnrt_filename(const pclnrt_table *t, int32_t fileno);
 
 /* File and line at PC: *PATH (NULL if unknown) and *LINE (0 if unknown).
  * Returns PCLNRT_OK if both are known, else the failing status. */
-int pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
+int pclnrt_funcline(const pclnrt_func *f, uint64_t pc, pclnrt_str *path,
     int32_t *line);
 
 /* --- a pc-value cache ------------------------------------------------- */
