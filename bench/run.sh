@@ -17,11 +17,14 @@
 #     pcs would take ~17 minutes a run), and for libdw's function names;
 #   BENCH_ELFUTILS_NPCS (default 1000) pcs for eu-addr2line, which takes
 #     ~64 ms a pc there;
-#   BENCH_PARTS (default "real synth perf import") which parts to run
-#     ("perf": bench/perf.sh, pclndump perf against perf script and perf
-#     report; "import": the importer's scaling, bench/gen-dwarf.sh);
+#   BENCH_PARTS (default "real synth perf import codemap") which parts to
+#     run ("perf": bench/perf.sh, pclndump perf against perf script and
+#     perf report; "import": the importer's scaling, bench/gen-dwarf.sh;
+#     "codemap": the code map, JIT functions, concurrency);
 #   BENCH_IMPORT_SCALE (default 8) how much larger the second input of
 #     each import scaling benchmark is than the first;
+#   BENCH_CODEMAP_MAX (default 1000000) the most modules in the code map
+#     part (pc -> module at 1, 10^3, 10^5 and this many);
 #   BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared
 #     on the real program, over BENCH_STRIDE_NPCS (default 200000) pcs.
 set -eu
@@ -34,8 +37,9 @@ NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
 ENPCS=${BENCH_ELFUTILS_NPCS:-1000}
 RUNS=${BENCH_RUNS:-5}
-PARTS=${BENCH_PARTS:-real synth perf import}
+PARTS=${BENCH_PARTS:-real synth perf import codemap}
 ISCALE=${BENCH_IMPORT_SCALE:-8}
+CMAX=${BENCH_CODEMAP_MAX:-1000000}
 STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
 SNPCS=${BENCH_STRIDE_NPCS:-200000}
 BENCH=$B/bench/pcln-bench
@@ -307,6 +311,34 @@ case " $PARTS " in *" import "*)
 	import_scale ranges "ranges 16000" "ranges $((16000 * ISCALE))"
 	import_scale inline "inline 524288 2048" \
 	    "inline $((524288 * ISCALE)) $((2048 * ISCALE))"
+	;;
+esac
+
+# --- the code map (pc -> module, JIT functions, concurrency) ---
+case " $PARTS " in *" codemap "*)
+	CM=$B/bench/pcln-bench-codemap
+	"$CM" "$CMAX" | sed 's/^/codemap /' | tee -a "$R"
+	# Instructions per lookup (callgrind, lookup_loop only): the same
+	# at every size once two modules share the root.
+	for n in 1 1000 100000 $CMAX; do
+		ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		    --toggle-collect=lookup_loop "$CM" ir "$n" 100000 2>&1 |
+		    sed -n 's/.*Collected : //p')
+		say "codemap codemap_ir_$n $(awk -v a="$ir" 'BEGIN { printf "%.1f", a / 100000 }')"
+	done
+	# JIT functions: instructions to describe one (10^5 of them), and
+	# per lookup at 10^6 (findfunc; + pcsp; + funcline).
+	cg() {	# FUNCTION ARGS...: instructions of FUNCTION
+		f=$1; shift
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		    --toggle-collect="$f" "$CM" "$@" 2>&1 |
+		    sed -n 's/.*Collected : //p'
+	}
+	say "codemap jit_encode_ir $(awk -v a="$(cg jit_encode_all irjit 100000 1 0)" 'BEGIN { printf "%.1f", a / 100000 }')"
+	for w in 0 1 2; do
+		ir=$(cg jit_loop irjit "$CMAX" 100000 $w)
+		say "codemap jit_lookup${w}_ir $(awk -v a="$ir" 'BEGIN { printf "%.1f", a / 100000 }')"
+	done
 	;;
 esac
 echo "run.sh: results in $R" >&2

@@ -35,6 +35,7 @@ slen(const char *s)
 	return n;
 }
 
+/* N bytes of S (the last may be its NUL). */
 static void
 copy(volatile uint8_t *d, const char *s, uint64_t n)
 {
@@ -188,9 +189,11 @@ pclnrt_jit_module(pclnrt_module *m, void *buf, size_t cap,
 		return PCLNRT_BADARG;
 	if (b == NULL || cap < l.len)
 		return PCLNRT_FULL;
-	for (k = 0; k < l.len; k++)
-		((volatile uint8_t *)b)[k] = 0;
+	/* Every byte is written once: the fields, and zeros for the
+	 * padding (the header's two bytes, up to the Func record, before
+	 * the file table), the NULs and the absent tables' offsets. */
 	put32(b, PCLN_GO12_MAGIC);
+	b[PCLN_HDR_PAD0] = b[PCLN_HDR_PAD1] = 0;
 	b[PCLN_HDR_QUANTUM] = 1;
 	b[PCLN_HDR_PTRSIZE] = (uint8_t)PS;
 	putptr(b + PCLN_HDR_NFUNC, 1);
@@ -198,6 +201,8 @@ pclnrt_jit_module(pclnrt_module *m, void *buf, size_t cap,
 	putptr(b + PCLN_FTAB_FUNCOFF(PS, 0), l.funcoff);
 	putptr(b + PCLN_FTAB_END(PS, 1), f->entry + f->size);
 	put32(b + PCLN_FILETABOFF_OFF(PS, 1), (uint32_t)l.filetab);
+	for (k = PCLN_HDR_END(PS, 1); k < l.funcoff; k++)
+		((volatile uint8_t *)b)[k] = 0;
 	rec = l.funcoff;
 	putptr(b + rec + PCLN_FUNC_ENTRY, f->entry);
 	put32(b + rec + PCLN_FUNC_NAMEOFF(PS), (uint32_t)l.nameoff);
@@ -207,9 +212,10 @@ pclnrt_jit_module(pclnrt_module *m, void *buf, size_t cap,
 	put32(b + rec + PCLN_FUNC_PCFILE(PS), (uint32_t)l.tab[PCLN_TAB_PCFILE]);
 	put32(b + rec + PCLN_FUNC_PCLN(PS), (uint32_t)l.tab[PCLN_TAB_PCLN]);
 	put32(b + rec + PCLN_FUNC_NPCDATA(PS), f->npcdata);
-	copy(b + l.nameoff, f->name, l.namelen);
+	put32(b + rec + PCLN_FUNC_NFUNCDATA(PS), 0);
+	copy(b + l.nameoff, f->name, l.namelen + 1);
 	if (f->file != NULL)
-		copy(b + l.fileoff, f->file, l.filelen);
+		copy(b + l.fileoff, f->file, l.filelen + 1);
 	if (l.tab[PCLN_TAB_PCSP] != 0)
 		(void)put_tab(b + l.tab[PCLN_TAB_PCSP], &f->pcsp, f->size);
 	if (l.tab[PCLN_TAB_PCFILE] != 0)
@@ -218,11 +224,13 @@ pclnrt_jit_module(pclnrt_module *m, void *buf, size_t cap,
 		(void)put_tab(b + l.tab[PCLN_TAB_PCLN], &f->line, f->size);
 	p = l.pcdata;
 	for (i = 0; i < f->npcdata; i++) {
-		if (f->pcdata[i].nrow == 0)
-			continue;
-		put32(b + rec + PCLN_FUNC_PCDATA(PS, i), (uint32_t)p);
-		p += put_tab(b + p, &f->pcdata[i], f->size);
+		put32(b + rec + PCLN_FUNC_PCDATA(PS, i),
+		    f->pcdata[i].nrow > 0 ? (uint32_t)p : 0);
+		if (f->pcdata[i].nrow > 0)
+			p += put_tab(b + p, &f->pcdata[i], f->size);
 	}
+	for (; p < l.filetab; p++)
+		b[p] = 0;
 	if (l.filetab != 0) {
 		put32(b + l.filetab, 2);
 		put32(b + l.filetab + 4, (uint32_t)l.fileoff);

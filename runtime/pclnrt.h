@@ -7,6 +7,11 @@
  *    only state is in storage the caller passes);
  *  - it is reentrant and async-signal-safe: call it from a signal handler,
  *    a profiler tick or a crashing thread;
+ *  - except the registry's writers (pclnrt_register, pclnrt_unregister,
+ *    pclnrt_module_reusable, pclnrt_registry_stats_get), which serialise
+ *    on a spin lock inside the registry: call them from threads, never
+ *    from a signal handler (lookups, reader records and brackets are
+ *    lock-free and async-signal-safe);
  *  - it is bounded on any input: on a corrupt blob that was never verified
  *    every loop ends (a pc-value walk within one step per blob byte, a
  *    search within log2(nfunc) steps, a traceback within MAX frames) and
@@ -15,7 +20,9 @@
  *    header cannot be right; full verification is pcln_verify (libpcln).
  *
  * Freestanding C11: this header needs only <stdint.h>, <stddef.h> and
- * <stdatomic.h> (it uses _Atomic, so it is C, not C++); the runtime
+ * <stdatomic.h> (it uses _Atomic, so it is C, not C++); the same lookups
+ * also compile for BPF (bpf/, and pclnrt_format.h's portability layer);
+ * the runtime
  * objects reference no external symbol and define only pclnrt_ symbols
  * (tests/runtime-nolibc.sh proves it, with gcc and clang).  The layout is
  * in pclnrt_format.h.
