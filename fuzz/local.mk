@@ -20,6 +20,7 @@
 
 fuzz_targets = fuzz/fuzz_blob fuzz/fuzz_runtime fuzz/fuzz_desc \
 	fuzz/fuzz_varint fuzz/fuzz_elf fuzz/fuzz_goimport fuzz/fuzz_perf
+fuzz_targets += fuzz/fuzz_codemap
 if HAVE_LIBDW
 fuzz_targets += fuzz/fuzz_dwarf
 endif
@@ -27,6 +28,7 @@ endif
 fuzz_replays = fuzz/replay_fuzz_blob fuzz/replay_fuzz_runtime \
 	fuzz/replay_fuzz_desc fuzz/replay_fuzz_varint fuzz/replay_fuzz_elf \
 	fuzz/replay_fuzz_goimport fuzz/replay_fuzz_perf
+fuzz_replays += fuzz/replay_fuzz_codemap
 if HAVE_LIBDW
 fuzz_replays += fuzz/replay_fuzz_dwarf
 endif
@@ -44,6 +46,9 @@ fuzz_fuzz_blob_LDADD = $(fuzz_libs)
 fuzz_fuzz_runtime_SOURCES = fuzz/fuzz_runtime.c fuzz/fuzz.h
 fuzz_fuzz_runtime_LDFLAGS = $(FUZZ_LDFLAGS)
 fuzz_fuzz_runtime_LDADD = runtime/libpclnrt.la
+fuzz_fuzz_codemap_SOURCES = fuzz/fuzz_codemap.c fuzz/fuzz.h
+fuzz_fuzz_codemap_LDFLAGS = $(FUZZ_LDFLAGS)
+fuzz_fuzz_codemap_LDADD = runtime/libpclnrt.la
 fuzz_fuzz_desc_SOURCES = fuzz/fuzz_desc.c fuzz/fuzz.h
 fuzz_fuzz_desc_LDFLAGS = $(FUZZ_LDFLAGS)
 fuzz_fuzz_desc_LDADD = $(fuzz_libs)
@@ -70,6 +75,9 @@ fuzz_replay_fuzz_blob_LDADD = $(fuzz_libs)
 fuzz_replay_fuzz_runtime_SOURCES = fuzz/replay.c fuzz/fuzz_runtime.c \
 	fuzz/fuzz.h
 fuzz_replay_fuzz_runtime_LDADD = runtime/libpclnrt.la
+fuzz_replay_fuzz_codemap_SOURCES = fuzz/replay.c fuzz/fuzz_codemap.c \
+	fuzz/fuzz.h
+fuzz_replay_fuzz_codemap_LDADD = runtime/libpclnrt.la
 fuzz_replay_fuzz_desc_SOURCES = fuzz/replay.c fuzz/fuzz_desc.c fuzz/fuzz.h
 fuzz_replay_fuzz_desc_LDADD = $(fuzz_libs)
 fuzz_replay_fuzz_varint_SOURCES = fuzz/replay.c fuzz/fuzz_varint.c \

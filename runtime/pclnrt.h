@@ -297,10 +297,10 @@ int pclnrt_module_init(pclnrt_module *m, const void *blob, size_t len,
  * exists only where two modules meet inside its range, so a node holds
  * a module's first or last byte: at most 2 * PCLNRT_CM_LEVELS = 14 nodes
  * per module, whatever the order of additions and removals.  Typical:
- * shared objects a few nodes in all; a dense code heap of small
- * functions one last-level node per 4 KiB page (about 25 bytes per
- * function of 100 bytes, 256 per function of 1 KiB or more).  Per
- * module the map also keeps a pointer and 12 bytes of writer metadata.
+ * shared objects a few nodes in all; a dense code heap about one
+ * last-level node per 4 KiB page (make bench: 95 bytes per function of
+ * ~270 bytes, all counted).  Per module number the map also keeps a
+ * pointer and 16 bytes of writer metadata.
  * Two modules may not share a 16-byte granule (JIT code is aligned to
  * at least 16 bytes; shared objects are whole pages apart).
  *

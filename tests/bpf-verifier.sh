@@ -13,11 +13,9 @@
 # (check_bpf tries one first), or where configure found no libbpf or no
 # clang that targets bpf (scripts/setup.sh installs both and configures
 # --with-bpf, so CI cannot skip silently).
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
+. "${top_srcdir:-.}/tests/lib.sh"
 CHECK=$top_builddir/bpf/check_bpf
 OBJ=$top_builddir/bpf/pclnrt.bpf.o
-PCLNLD=$top_builddir/tools/pclnld
 GEN=$top_builddir/bench/pcln-bench-gen
 
 echo "kernel: $(uname -r)"
@@ -26,12 +24,14 @@ if [ ! -x "$CHECK" ] || [ ! -f "$OBJ" ]; then
 	    "clang that targets bpf missing at configure time)"
 	exit 77
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pcln-bpf.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"; [ -n "${pin:-}" ] && rm -f "$pin"' EXIT
+pin=
+cleanup_hook() { [ -z "$pin" ] || rm -f "$pin"; }
+test_workdir pcln-bpf
+tmp=$work
 
 blobs=
 lib=$top_builddir/lib/.libs/libpcln.so
-if [ -f "$lib" ] && "$PCLNLD" --elf "$lib" -o "$tmp/libpcln.blob" \
+if [ -f "$lib" ] && "$LD" --elf "$lib" -o "$tmp/libpcln.blob" \
     2>"$tmp/err"; then
 	blobs="$blobs $tmp/libpcln.blob"
 elif grep -q 'built without libdw' "$tmp/err" 2>/dev/null; then
@@ -45,7 +45,7 @@ if [ -f "$top_builddir/examples/crash.pcln" ]; then
 	blobs="$blobs $top_builddir/examples/crash.pcln"
 fi
 "$GEN" 100000 1 small >"$tmp/s.pcln" &&
-    "$PCLNLD" -o "$tmp/s.blob" "$tmp/s.pcln" || {
+    "$LD" -o "$tmp/s.blob" "$tmp/s.pcln" || {
 	echo "FAIL: cannot make the synthetic table" >&2
 	exit 1
 }

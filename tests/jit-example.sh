@@ -9,16 +9,9 @@
 #    /tmp/perf-PID.map it writes.
 # Skips (77) off x86-64, and the perf part only if the kernel refuses
 # perf_event_open.
-set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}"
+. "${top_srcdir:-.}/tests/lib.sh"
 JIT=$top_builddir/examples/jit
 SRC=$top_srcdir/examples/jit.c
-fails=0
-
-fail() {
-	echo "FAIL: $*" >&2
-	fails=$((fails + 1))
-}
 
 case $(uname -m) in
 x86_64) ;;
@@ -28,8 +21,10 @@ if [ ! -x "$JIT" ]; then
 	echo "SKIP: examples/jit not built (it needs libdw for its own table)"
 	exit 77
 fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pcln-jit.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"; [ -n "${map:-}" ] && rm -f "$map"' EXIT
+map=
+cleanup_hook() { [ -z "$map" ] || rm -f "$map"; }
+test_workdir pcln-jit
+tmp=$work
 
 # The code generator: compute(x) = 2 (1000 / (x - 3)) + 1 + (x + 1)^2 -
 # 7 (x & 3), in 64-bit integers.
