@@ -48,38 +48,41 @@ typedef uint64_t pclnrt_str;
 #define CHUNK_OF_(p)	((__u32)((p) >> PCLN_BPF_CHUNK_SHIFT))
 #define IN_CHUNK_(p)	((p) & (PCLN_BPF_CHUNK - 1))
 
-__attribute__((noinline)) uint8_t
-pclnrt_load8(uint64_t p)
+/* The N <= 8 bytes at store position P, or NULL (outside the store). */
+static __always_inline const unsigned char *
+at_(uint64_t p)
 {
 	__u32 k = CHUNK_OF_(p);
 	struct pcln_bpf_chunk *c = bpf_map_lookup_elem(&store, &k);
 
-	return c != 0 ? c->b[IN_CHUNK_(p)] : 0;
+	return c != 0 ? c->b + IN_CHUNK_(p) : 0;
+}
+
+__attribute__((noinline)) uint8_t
+pclnrt_load8(uint64_t p)
+{
+	const unsigned char *q = at_(p);
+
+	return q != 0 ? q[0] : 0;
 }
 
 __attribute__((noinline)) uint32_t
 pclnrt_load16(uint64_t p, int big)
 {
-	__u32 k = CHUNK_OF_(p);
-	struct pcln_bpf_chunk *c = bpf_map_lookup_elem(&store, &k);
-	const unsigned char *q;
+	const unsigned char *q = at_(p);
 
-	if (c == 0)
+	if (q == 0)
 		return 0;
-	q = c->b + IN_CHUNK_(p);
 	return big ? (uint32_t)q[0] << 8 | q[1] : (uint32_t)q[1] << 8 | q[0];
 }
 
 __attribute__((noinline)) uint32_t
 pclnrt_load32(uint64_t p, int big)
 {
-	__u32 k = CHUNK_OF_(p);
-	struct pcln_bpf_chunk *c = bpf_map_lookup_elem(&store, &k);
-	const unsigned char *q;
+	const unsigned char *q = at_(p);
 
-	if (c == 0)
+	if (q == 0)
 		return 0;
-	q = c->b + IN_CHUNK_(p);
 	if (big)
 		return (uint32_t)q[0] << 24 | (uint32_t)q[1] << 16 |
 		    (uint32_t)q[2] << 8 | (uint32_t)q[3];
