@@ -1,6 +1,7 @@
-/* pcln_bpf.h -- what the BPF program (pclnrt.bpf.c) and its loader
- * (check_bpf.c) share: the blob store's geometry, the maps' value types
- * and the answer record.  Plain C, for both -target bpf and the host. */
+/* pcln_bpf.h -- what the BPF programs (pclnrt.bpf.c, unwind.bpf.c) and
+ * their loaders (check_bpf.c, unwind.c) share: the blob store's
+ * geometry, the maps' value types, the answer and sample records.  Plain
+ * C, for both -target bpf and the host. */
 #ifndef PCLN_BPF_H
 #define PCLN_BPF_H
 
@@ -48,6 +49,19 @@ struct pcln_bpf_answer {
 	int rc_line, line;
 	unsigned int pad_;
 	unsigned long long file;	/* store position, 0: none */
+};
+
+/* A stack sampled by unwind.bpf.c: N run-time pcs, innermost first
+ * (every one but the first a return address), and why the walk ended. */
+#define PCLN_BPF_FRAMES		32
+#define PCLN_BPF_STOP_END	0	/* return address 0, or FRAMES */
+#define PCLN_BPF_STOP_UNKNOWN	1	/* a pc without a table */
+#define PCLN_BPF_STOP_NOSP	2	/* no stack-pointer delta */
+#define PCLN_BPF_STOP_READ	3	/* the stack word unreadable */
+
+struct pcln_bpf_sample {
+	unsigned int n, stop;
+	unsigned long long pc[PCLN_BPF_FRAMES];
 };
 
 #endif /* PCLN_BPF_H */
