@@ -3,7 +3,10 @@
  * pc and sp, each frame's function and stack-pointer delta come from
  * the pcln tables in the maps (runtime.bpf.h: code map, findfunc,
  * pcsp), the return address is read at sp + delta with
- * bpf_probe_read_user, and the caller's sp is above it.  At most
+ * bpf_probe_read_user, and the caller's sp is above it.  Where the CFA
+ * is not sp-based (alloca, a realigned stack: pcsp -1) the CFA-rule
+ * pcdata give it from the frame pointer, tracked from rbp through the
+ * frames that save it, as pclnrt_traceback does with PCLNRT_TB_FP.  At most
  * PCLN_BPF_FRAMES frames; each sample's pcs go to the ring buffer
  * "samples" (unwind.c symbolizes and counts them).
  */
@@ -23,7 +26,7 @@ struct x86_regs {
 };
 
 struct walk {
-	uint64_t pc, sp;
+	uint64_t pc, sp, fp;
 	uint32_t retaddr;
 	struct pcln_bpf_sample s;
 };
@@ -37,8 +40,8 @@ frame(uint32_t i, void *ctx)
 	struct walk *w = ctx;
 	const pclnrt_module *m;
 	pclnrt_func f;
-	uint64_t look, link, ret;
-	int32_t d;
+	uint64_t look, link, ret, csp;
+	int32_t d, cfarule, fpsave;
 
 	(void)i;
 	if (w->s.n >= PCLN_BPF_FRAMES)
@@ -52,14 +55,36 @@ frame(uint32_t i, void *ctx)
 	link = look - m->bias;
 	if (pclnrt_findfunc(&m->table, link, &f) != PCLNRT_OK)
 		return 1;
+	if (pclnrt_pcdata(&f, PCLN_PCDATA_CFA, link, &cfarule) != PCLNRT_OK)
+		cfarule = 0;
+	if (pclnrt_pcdata(&f, PCLN_PCDATA_FPSAVE, link, &fpsave) !=
+	    PCLNRT_OK)
+		fpsave = 0;
 	w->s.stop = PCLN_BPF_STOP_NOSP;
-	if (pclnrt_pcsp(&f, link, &d) != PCLNRT_OK || d < 0)
+	if (cfarule == 0 && (pclnrt_pcsp(&f, link, &d) != PCLNRT_OK ||
+	    d < 0))
 		return 1;
 	w->s.stop = PCLN_BPF_STOP_READ;
-	if (bpf_probe_read_user(&ret, sizeof ret,
-	    (const void *)(w->sp + (uint64_t)(int64_t)d)) != 0)
+	if (cfarule != 0) {
+		/* CFA = fp + rule; the return address just below it. */
+		csp = w->fp + (uint64_t)(int64_t)cfarule;
+		if (bpf_probe_read_user(&ret, sizeof ret,
+		    (const void *)(csp - 8)) != 0)
+			return 1;
+	} else {
+		if (bpf_probe_read_user(&ret, sizeof ret,
+		    (const void *)(w->sp + (uint64_t)(int64_t)d)) != 0)
+			return 1;
+		csp = w->sp + (uint64_t)(int64_t)d + 8;
+	}
+	/* The caller's frame pointer: where this frame saved it, else
+	 * unchanged. */
+	if (fpsave != 0 && bpf_probe_read_user(&w->fp, sizeof w->fp,
+	    (const void *)(csp - (uint64_t)(int64_t)fpsave)) != 0)
 		return 1;
-	w->sp += (uint64_t)(int64_t)d + 8;
+	if (csp <= w->sp)
+		return 1;	/* the wrong way */
+	w->sp = csp;
 	w->pc = ret;
 	w->retaddr = 1;
 	w->s.stop = PCLN_BPF_STOP_END;
@@ -77,6 +102,7 @@ pcln_unwind(void *ctx)
 	__builtin_memset(&w, 0, sizeof w);
 	w.pc = r->ip;
 	w.sp = r->sp;
+	w.fp = r->bp;
 	if (w.pc >= 0x800000000000ull)
 		return 0;	/* the sample interrupted the kernel */
 	bpf_loop(PCLN_BPF_FRAMES, frame, &w, 0);
