@@ -1,7 +1,9 @@
 /* gen.c -- write a synthetic pcln description (doc/DESCRIPTION.md) of N
  * functions that look like compiled C, for the benchmarks.
  *
- * Usage: pcln-bench-gen N [SEED] > FILE.pcln
+ * Usage: pcln-bench-gen N [SEED [small]] > FILE.pcln
+ * ("small": every function in the first size class, 16-127 bytes; the
+ * BPF test uses it to look up every pc of 10^5 functions.)
  *
  * Distribution (deterministic for a given N and SEED; default seed 1):
  * - code size: 60 % of functions 16-127 bytes, 30 % 128-1023 bytes,
@@ -22,6 +24,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static uint64_t state;
 
@@ -37,13 +40,15 @@ main(int argc, char **argv)
 {
 	unsigned long n, i;
 	char *end;
+	int small;
 
-	if (argc < 2 || argc > 3 || (n = strtoul(argv[1], &end, 10)) == 0 ||
-	    *end != '\0') {
-		fprintf(stderr, "usage: pcln-bench-gen N [SEED]\n");
+	if (argc < 2 || argc > 4 || (n = strtoul(argv[1], &end, 10)) == 0 ||
+	    *end != '\0' || (argc == 4 && strcmp(argv[3], "small") != 0)) {
+		fprintf(stderr, "usage: pcln-bench-gen N [SEED [small]]\n");
 		return 2;
 	}
-	state = argc == 3 ? strtoull(argv[2], NULL, 10) : 1;
+	state = argc >= 3 ? strtoull(argv[2], NULL, 10) : 1;
+	small = argc == 4;
 	printf("# pcln-bench-gen %lu: synthetic C-like functions\n"
 	    "target ptrsize 8 quantum 1 endian little\n", n);
 	for (i = 0; i < n; i++) {
@@ -51,7 +56,7 @@ main(int argc, char **argv)
 		int32_t line;
 		unsigned long unit = i / 50;
 
-		if (c < 60)
+		if (c < 60 || small)
 			size = 16 + rnd(112);
 		else if (c < 90)
 			size = 128 + rnd(896);

@@ -11,6 +11,13 @@ bench_pcln_bench_LDADD = runtime/libpclnrt.la lib/libpcln.la
 bench_pcln_bench_LDFLAGS = -static
 bench_pcln_bench_gen_SOURCES = bench/gen.c
 
+## The code map against the linear registry; JIT functions; readers
+## with a writer and a signal handler.
+noinst_PROGRAMS += bench/pcln-bench-codemap
+bench_pcln_bench_codemap_SOURCES = bench/codemap.c bench/bench.h
+bench_pcln_bench_codemap_CFLAGS = $(AM_CFLAGS) -pthread
+bench_pcln_bench_codemap_LDADD = runtime/libpclnrt.la -lpthread
+
 ## The in-process peer (libdw on the ELF itself), only with libdw.
 EXTRA_DIST += bench/peer-libdw.c
 if HAVE_LIBDW

@@ -10,6 +10,9 @@
  *       do N lookups of KIND, cycling over 65536 random pcs (for
  *       callgrind: the difference of two runs with N and 2N is the cost
  *       of N lookups alone).
+ *   pcln-bench loop-stacks BLOB KIND N
+ *       the same over those pcs rearranged as stacks (below): for the
+ *       frame kinds, the cost of a frame when the cache mostly hits.
  *   pcln-bench pcs BLOB N [SEED]
  *       print N random pcs (hex, one a line) inside functions.
  *
@@ -400,9 +403,10 @@ main(int argc, char **argv)
 			printf("0x%" PRIx64 "\n", pcs[i]);
 		return fflush(stdout) != 0;
 	}
-	if (strcmp(argv[1], "loop") == 0) {
+	if (strcmp(argv[1], "loop") == 0 ||
+	    strcmp(argv[1], "loop-stacks") == 0) {
 		if (argc != 5)
-			die("usage: pcln-bench loop BLOB KIND N");
+			die("usage: pcln-bench loop|loop-stacks BLOB KIND N");
 		for (k = 0; k < K_N && strcmp(argv[3], kname[k]) != 0; k++)
 			;
 		if (k == K_N)
@@ -411,6 +415,8 @@ main(int argc, char **argv)
 		 * two runs is lookups only. */
 		n = strtoul(argv[4], NULL, 10);
 		pcs = random_pcs(&c.rt, 65536);
+		if (strcmp(argv[1], "loop-stacks") == 0)
+			pcs = make_stacks(pcs, 65536);
 		while (n > 0) {
 			size_t m = n < 65536 ? n : 65536;
 			run(&c, (enum kind)k, pcs, m);

@@ -17,13 +17,16 @@
 #     pcs would take ~17 minutes a run), and for libdw's function names;
 #   BENCH_ELFUTILS_NPCS (default 1000) pcs for eu-addr2line, which takes
 #     ~64 ms a pc there;
-#   BENCH_PARTS (default "real synth perf import ship") which parts to
+#   BENCH_PARTS (default "real synth perf import codemap ship") which parts to
 #     run ("perf": bench/perf.sh, pclndump perf against perf script and
 #     perf report; "import": the importer's scaling, bench/gen-dwarf.sh;
-#     "ship": bench/ship.sh, the real program stripped, split,
-#     compressed, found by build-id or debuginfod; needs "real");
+#     "codemap": the code map, JIT functions, concurrency; "ship":
+#     bench/ship.sh, the real program stripped, split, compressed, found
+#     by build-id or debuginfod; needs "real");
 #   BENCH_IMPORT_SCALE (default 8) how much larger the second input of
 #     each import scaling benchmark is than the first;
+#   BENCH_CODEMAP_MAX (default 1000000) the most modules in the code map
+#     part (pc -> module at 1, 10^3, 10^5 and this many);
 #   BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared
 #     on the real program, over BENCH_STRIDE_NPCS (default 200000) pcs.
 set -eu
@@ -36,8 +39,9 @@ NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
 ENPCS=${BENCH_ELFUTILS_NPCS:-1000}
 RUNS=${BENCH_RUNS:-5}
-PARTS=${BENCH_PARTS:-real synth perf import ship}
+PARTS=${BENCH_PARTS:-real synth perf import codemap ship}
 ISCALE=${BENCH_IMPORT_SCALE:-8}
+CMAX=${BENCH_CODEMAP_MAX:-1000000}
 STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
 SNPCS=${BENCH_STRIDE_NPCS:-200000}
 BENCH=$B/bench/pcln-bench
@@ -109,20 +113,24 @@ median_time_short() {
 }
 
 # Instructions per call of pcln-bench loop KIND on BLOB (callgrind,
-# difference of 100000 and 200000 lookups).
+# difference of 100000 and 200000 lookups); a third argument loop-stacks
+# runs over the stack-shaped pcs (for the cache: mostly hits).
 ir_per() {
 	a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-	    "$BENCH" loop "$1" "$2" 100000 2>&1 | sed -n 's/.*Collected : //p')
+	    "$BENCH" "${3:-loop}" "$1" "$2" 100000 2>&1 | sed -n 's/.*Collected : //p')
 	b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-	    "$BENCH" loop "$1" "$2" 200000 2>&1 | sed -n 's/.*Collected : //p')
+	    "$BENCH" "${3:-loop}" "$1" "$2" 200000 2>&1 | sed -n 's/.*Collected : //p')
 	awk -v a="$a" -v b="$b" 'BEGIN { printf "%d\n", (b - a) / 100000 }'
 }
 
 lookups() {	# NAME BLOB
 	"$BENCH" lookups "$2" "$NPCS" | sed "s/^/$1 /" | tee -a "$R"
-	for k in bsearch index funcline pcsp pcdata lib-index frame; do
+	for k in bsearch index funcline pcsp pcdata lib-index frame \
+	    frame-cached; do
 		say "$1 ${k}_ir $(ir_per "$2" "$k")"
 	done
+	say "$1 frame_stacks_ir $(ir_per "$2" frame loop-stacks)"
+	say "$1 frame-cached_stacks_ir $(ir_per "$2" frame-cached loop-stacks)"
 }
 
 say "machine $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB"
@@ -232,6 +240,34 @@ case " $PARTS " in
 *" ship "*) if [ "${REALPART:-yes}" = yes ]; then . "$S/bench/ship.sh"; fi ;;
 esac
 
+# pclndump's commands that read few functions, for one pc of BLOB: time
+# (median) and peak memory of lookup PC, func 0xPC, func NAME and line
+# FILE:LINE of that pc, checking only what they read (the default)
+# against verifying the whole blob first (--verify, what they all did
+# before).  dump_lazy NAME BLOB PC
+dump_lazy() {
+	loc=$("$DUMP" lookup "$2" "$3")
+	fn=$(echo "$loc" | awk '{ sub(/\+.*/, "", $2); print $2 }')
+	fl=$(echo "$loc" | awk '{ print $3 }')
+	for q in "lookup:$3" "func_addr:$3" "func_name:$fn" "line:$fl"; do
+		k=${q%%:*}
+		c=${k%_*}
+		for mode in lazy verify; do
+			v=
+			[ $mode = verify ] && v=--verify
+			if [ $mode = lazy ] && [ "$k" != line ]; then
+				t=$(median_time_short /dev/null "$DUMP" $v "$c" "$2" "${q#*:}")
+			else
+				t=$(median_time /dev/null "$DUMP" $v "$c" "$2" "${q#*:}")
+			fi
+			/usr/bin/time -f %M -o "$OUT/rss" "$DUMP" $v "$c" "$2" \
+			    "${q#*:}" >/dev/null
+			say "$1 dump_${k}_s $mode $t"
+			say "$1 dump_${k}_peak_kb $mode $(cat "$OUT/rss")"
+		done
+	done
+}
+
 # --- synthetic tables ---
 case " $PARTS " in *" synth "*) ;; *) SIZES= ;; esac
 for n in $SIZES; do
@@ -245,6 +281,7 @@ for n in $SIZES; do
 	lookups "s$n" "$OUT/s$n.blob"
 	"$BENCH" pcs "$OUT/s$n.blob" 1 3 > "$OUT/one.pc"
 	say "s$n a2l_first_s $(median_time_short "$OUT/one.pc" "$DUMP" addr2line -e "$OUT/s$n.blob" -f)"
+	dump_lazy "s$n" "$OUT/s$n.blob" "$(cat "$OUT/one.pc")"
 done
 case " $PARTS " in *" perf "*)
 	top_builddir=$B top_srcdir=$S BENCH_RUNS=$RUNS sh "$S/bench/perf.sh" ;;
@@ -283,6 +320,34 @@ case " $PARTS " in *" import "*)
 	import_scale ranges "ranges 16000" "ranges $((16000 * ISCALE))"
 	import_scale inline "inline 524288 2048" \
 	    "inline $((524288 * ISCALE)) $((2048 * ISCALE))"
+	;;
+esac
+
+# --- the code map (pc -> module, JIT functions, concurrency) ---
+case " $PARTS " in *" codemap "*)
+	CM=$B/bench/pcln-bench-codemap
+	"$CM" "$CMAX" | sed 's/^/codemap /' | tee -a "$R"
+	# Instructions per lookup (callgrind, lookup_loop only): the same
+	# at every size once two modules share the root.
+	for n in 1 1000 100000 $CMAX; do
+		ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		    --toggle-collect=lookup_loop "$CM" ir "$n" 100000 2>&1 |
+		    sed -n 's/.*Collected : //p')
+		say "codemap codemap_ir_$n $(awk -v a="$ir" 'BEGIN { printf "%.1f", a / 100000 }')"
+	done
+	# JIT functions: instructions to describe one (10^5 of them), and
+	# per lookup at 10^6 (findfunc; + pcsp; + funcline).
+	cg() {	# FUNCTION ARGS...: instructions of FUNCTION
+		f=$1; shift
+		valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+		    --toggle-collect="$f" "$CM" "$@" 2>&1 |
+		    sed -n 's/.*Collected : //p'
+	}
+	say "codemap jit_encode_ir $(awk -v a="$(cg jit_encode_all irjit 100000 1 0)" 'BEGIN { printf "%.1f", a / 100000 }')"
+	for w in 0 1 2; do
+		ir=$(cg jit_loop irjit "$CMAX" 100000 $w)
+		say "codemap jit_lookup${w}_ir $(awk -v a="$ir" 'BEGIN { printf "%.1f", a / 100000 }')"
+	done
 	;;
 esac
 echo "run.sh: results in $R" >&2

@@ -48,7 +48,11 @@
 extern const uint8_t pcln_blob_start[], pcln_blob_end[];
 
 static pclnrt_module module;
-static _Atomic(pclnrt_module *) slots[1];
+/* The program's table and room for CRASH_MODULES more modules (the JIT
+ * example registers its functions here: crash_handler_registry). */
+#define CRASH_MODULES	256
+static unsigned char regmem[PCLNRT_REGISTRY_SIZE(CRASH_MODULES + 1, 512,
+    4)];
 static pclnrt_registry registry;
 static int have_table;
 static char altstack[CRASH_ALTSTACK];
@@ -168,13 +172,20 @@ put_name(const char *name)
 }
 #endif
 
+/* A frame: its name, " [TAG]" ("inlined", "jit") if TAG is not NULL,
+ * then file:line and, but for an inlined frame, the offset. */
 static void
-put_frame(const char *name, const char *file, int32_t line, int inlined,
-    uint64_t off)
+put_frame(const char *name, const char *file, int32_t line,
+    const char *tag, uint64_t off)
 {
+	int inlined = tag != NULL && tag[0] == 'i';
+
 	put_name(name != NULL ? name : "?");
-	if (inlined)
-		put(" [inlined]");
+	if (tag != NULL) {
+		put(" [");
+		put(tag);
+		put("]");
+	}
 	put("\n\t");
 	put(file != NULL ? file : "??");
 	put(":");
@@ -208,11 +219,13 @@ print_frames(size_t n, const pclnrt_stopinfo *stop, int first_retaddr)
 		 * positions, then the real function at the outermost
 		 * call. */
 		for (k = 0; k < ncalls; k++) {
-			put_frame(calls[k].name, file, line, 1, 0);
+			put_frame(calls[k].name, file, line, "inlined", 0);
 			file = calls[k].file;
 			line = calls[k].line;
 		}
-		put_frame(f->func.name, file, line, 0, f->off);
+		/* Modules other than the program's: JIT functions. */
+		put_frame(f->func.name, file, line, f->module != &module ?
+		    "jit" : NULL, f->off);
 	}
 	put("[walk stopped: ");
 	put(pclnrt_stop_string(stop->reason));
@@ -258,6 +271,7 @@ static void
 handler(int sig, siginfo_t *si, void *ctx)
 {
 	const ucontext_t *uc = ctx;
+	pclnrt_reader *rd = NULL;
 	pclnrt_walk w;
 	pclnrt_stopinfo stop;
 	pclnrt_func f;
@@ -273,6 +287,10 @@ handler(int sig, siginfo_t *si, void *ctx)
 		put("(no pcln table: no traceback)\n");
 		goto out;
 	}
+	/* A reader record: other threads may remove modules (JIT
+	 * functions) while the walk and the printing use them. */
+	if ((rd = pclnrt_reader_claim(&registry)) != NULL)
+		pclnrt_read_enter(&registry, rd);
 	memset(&w, 0, sizeof w);
 	w.modules = &registry;
 	w.ptrsize = 8;
@@ -299,6 +317,10 @@ handler(int sig, siginfo_t *si, void *ctx)
 	    &stop);
 	print_frames(n, &stop, w.flags & PCLNRT_TB_FIRST_RETADDR);
 out:
+	if (rd != NULL) {
+		pclnrt_read_exit(&registry, rd);
+		pclnrt_reader_release(&registry, rd);
+	}
 	signal(sig, SIG_DFL);
 	raise(sig);
 }
@@ -346,7 +368,8 @@ crash_handler_install(const char *prog)
 	int rc;
 
 	(void)dl_iterate_phdr(find_bias, &bias);
-	pclnrt_registry_init(&registry, slots, 1);
+	(void)pclnrt_registry_init(&registry, regmem, sizeof regmem,
+	    CRASH_MODULES + 1, 4);
 	rc = pclnrt_module_init(&module, pcln_blob_start,
 	    (size_t)(pcln_blob_end - pcln_blob_start), bias, prog);
 	if (rc != 0) {
@@ -369,5 +392,11 @@ crash_handler_install(const char *prog)
 	(void)sigaction(SIGFPE, &sa, NULL);
 	(void)sigaction(SIGILL, &sa, NULL);
 	(void)sigaction(SIGABRT, &sa, NULL);
+}
+
+struct pclnrt_registry *
+crash_handler_registry(void)
+{
+	return &registry;
 }
 

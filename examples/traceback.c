@@ -135,7 +135,7 @@ main(int argc, char **argv)
 	uint8_t *blob;
 	size_t len, n, k;
 	pclnrt_module mod;
-	_Atomic(pclnrt_module *) slots[1];
+	static unsigned char regmem[PCLNRT_REGISTRY_SIZE(1, 8, 0)];
 	pclnrt_registry reg;
 	pclnrt_walk w;
 	pclnrt_frame fr[16];
@@ -174,8 +174,11 @@ main(int argc, char **argv)
 		fprintf(stderr, "traceback: %s\n", pclnrt_init_strerror(rc));
 		return 1;
 	}
-	pclnrt_registry_init(&reg, slots, 1);
-	pclnrt_register(&reg, &mod);
+	if (pclnrt_registry_init(&reg, regmem, sizeof regmem, 1, 0) != 0 ||
+	    pclnrt_register(&reg, &mod) != 0) {
+		fprintf(stderr, "traceback: cannot register the module\n");
+		return 1;
+	}
 	memset(&w, 0, sizeof w);
 	w.modules = &reg;
 	w.ptrsize = 8;

@@ -1,11 +1,17 @@
 /* fuzz_runtime.c -- the runtime on unverified blobs.
  *
  * pclnrt_init on the input and, if it accepts it, findfunc, every table
- * value, funcline, funcdata and file names at pcs spread over the table,
- * then a traceback over a fake stack made from the input's last bytes.
- * The runtime promises that on a corrupt blob every loop ends and no read
- * leaves the blob: the input is an exactly-sized heap copy, so ASan
- * reports any read past it, and libFuzzer's timeout any endless loop.
+ * value (every pcdata index the function has, up to 16, and past them),
+ * funcline, the inlined calls, funcdata and file names at pcs spread
+ * over the table, some of them also through a pc-value cache kept for
+ * the whole input, which must answer exactly as the uncached lookup
+ * (pclnrt.h), and again in another order; then a traceback over a fake stack made from the input's
+ * last bytes, with or without the cache, frame pointers
+ * (PCLNRT_TB_FP: the fake rbp is in the stack too) and a first return
+ * address, by the input's size.  The runtime promises that on a corrupt
+ * blob every loop ends and no read leaves the blob: the input is an
+ * exactly-sized heap copy, so ASan reports any read past it, and
+ * libFuzzer's timeout any endless loop.
  */
 #include <config.h>
 
@@ -33,28 +39,45 @@ readstack(void *arg, uint64_t addr, uint8_t *buf, size_t len)
 }
 
 static void
-probe(const pclnrt_table *T, uint64_t pc)
+probe(const pclnrt_table *T, uint64_t pc, pclnrt_pccache *c)
 {
 	pclnrt_func f;
-	const char *path;
-	int32_t v, line;
+	pclnrt_inlcall calls[8];
+	const char *path, *cpath;
+	int32_t v, cv, line, cline;
 	uint64_t start, end, fd;
-	uint32_t i;
-	int table;
+	uint32_t i, ntab;
+	size_t ncall;
+	int table, rc;
 
 	if (pclnrt_findfunc(T, pc, &f) != PCLNRT_OK)
 		return;
 	if (pc < f.entry || pc >= f.end)
 		abort();
-	for (table = 0; table < 3 + 4; table++)
-		if (pclnrt_pcvalue(&f, table, pc, &v, &start, &end) ==
-		    PCLNRT_OK && (pc < start || pc >= end))
+	ntab = 3 + (f.npcdata < 16 ? f.npcdata : 16) + 1;
+	for (table = -1; table < (int)ntab; table++) {
+		rc = pclnrt_pcvalue(&f, table, pc, &v, &start, &end);
+		if (rc == PCLNRT_OK && (pc < start || pc >= end))
 			abort();
+		if (c != NULL && (pclnrt_pcvalue_cached(&f, table, pc, &cv,
+		    c) != rc || (rc == PCLNRT_OK && cv != v)))
+			abort();	/* the cache must never change an answer */
+	}
 	(void)pclnrt_pcsp(&f, pc, &v);
 	(void)pclnrt_pcfile(&f, pc, &v);
-	(void)pclnrt_pcdata(&f, 0, pc, &v);
+	for (i = 0; i <= f.npcdata && i < 16; i++)
+		(void)pclnrt_pcdata(&f, i, pc, &v);
 	(void)pclnrt_pcdata(&f, UINT32_MAX, pc, &v);
-	(void)pclnrt_funcline(&f, pc, &path, &line);
+	rc = pclnrt_funcline(&f, pc, &path, &line);
+	if (c != NULL && (pclnrt_funcline_cached(&f, pc, &cpath, &cline, c) !=
+	    rc || cpath != path || cline != line))
+		abort();
+	ncall = 99;
+	rc = pclnrt_inline(&f, pc, calls, 8, &ncall);
+	if ((rc != PCLNRT_OK && rc != PCLNRT_CORRUPT) || ncall > 8)
+		abort();
+	(void)pclnrt_inline(&f, pc, calls, 1, &ncall);
+	(void)pclnrt_inline(&f, pc, NULL, 0, &ncall);
 	for (i = 0; i < 3; i++)
 		(void)pclnrt_funcdata(&f, i, &fd);
 	(void)pclnrt_funcdata(&f, UINT32_MAX, &fd);
@@ -65,13 +88,13 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint8_t *blob = fuzz_copy(data, size);
-	static _Atomic(pclnrt_module *) slots[2];
+	static unsigned char regmem[PCLNRT_REGISTRY_SIZE(2, 16, 0)];
 	pclnrt_registry reg;
 	pclnrt_module mod;
 	pclnrt_frame frames[16];
 	pclnrt_stopinfo stop;
 	pclnrt_walk w;
-	pclnrt_pccache cache;
+	pclnrt_pccache cache, pcache;
 	struct stack st;
 	uint64_t pc, span;
 	int i;
@@ -85,18 +108,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	(void)pclnrt_filename(&mod.table, 0);
 	(void)pclnrt_filename(&mod.table, INT32_MAX);
 	span = mod.table.maxpc - mod.table.minpc;
+	pclnrt_pccache_init(&pcache);
 	for (i = 0; i <= 64; i++) {
 		pc = mod.table.minpc + (span / 64) * (uint64_t)i;
-		probe(&mod.table, pc);
-		probe(&mod.table, pc + 1);
-		probe(&mod.table, pc - 1);
+		probe(&mod.table, pc, i % 4 == 0 ? &pcache : NULL);
+		probe(&mod.table, pc + 1, NULL);
+		probe(&mod.table, pc - 1, NULL);
 	}
-	probe(&mod.table, 0);
-	probe(&mod.table, UINT64_MAX);
+	/* Again, backwards and at other pcs of the same rows: hits. */
+	for (i = 64; i >= 0; i -= 2)
+		probe(&mod.table, mod.table.minpc + (span / 64) * (uint64_t)i +
+		    2, &pcache);
+	probe(&mod.table, 0, &pcache);
+	probe(&mod.table, UINT64_MAX, &pcache);
 
 	/* A traceback: the stack is the input's last 256 bytes (or all of
 	 * it), starting at a pc inside the table. */
-	pclnrt_registry_init(&reg, slots, 2);
+	if (pclnrt_registry_init(&reg, regmem, sizeof regmem, 2, 0) !=
+	    PCLNRT_OK)
+		abort();
 	if (pclnrt_register(&reg, &mod) != PCLNRT_OK)
 		abort();
 	st.len = size < 256 ? size : 256;
@@ -109,7 +139,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	w.ptrsize = mod.table.ptrsize;
 	w.bigendian = mod.table.big;
 	w.conv = size & 1 ? PCLNRT_CONV_LR : PCLNRT_CONV_STACK;
-	w.flags = size & 2 ? PCLNRT_TB_FIRST_RETADDR : 0;
+	w.flags = (size & 2 ? PCLNRT_TB_FIRST_RETADDR : 0) |
+	    (size & 8 ? PCLNRT_TB_FP : 0);
+	w.fp = st.base + (st.len >= 16 ? st.p[0] % (st.len - 8) : 0);
 	w.read = readstack;
 	w.read_arg = &st;
 	w.pc = mod.lo + (span ? (uint64_t)size % span : 0);

@@ -16,9 +16,11 @@ pcln_lib_sources = \
 	lib/build_trailer.c \
 	lib/verify.c \
 	lib/reader.c \
+	lib/pcln_out.h \
+	lib/outfile.c \
 	lib/buildid.c
 
-pkginclude_HEADERS += lib/pcln.h
+pkginclude_HEADERS += lib/pcln.h lib/pcln_out.h
 
 lib_LTLIBRARIES += lib/libpcln.la
 lib_libpcln_la_SOURCES = $(pcln_lib_sources)

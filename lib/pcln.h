@@ -423,6 +423,17 @@ typedef int (*pcln_range_cb)(void *arg, size_t func, uint64_t start,
 long pcln_line_to_pcs(const pcln_table *t, const char *file, int32_t line,
     pcln_range_cb cb, void *arg);
 
+/* pcln_line_to_pcs for a blob opened PCLN_OPEN_TRUSTED and checked one
+ * function at a time: CHECK(ARG, I) is called before function I's
+ * pcfile and pcln tables are read (for each function that has both, in
+ * order), and a nonzero return leaves the function out.  A reader that
+ * checks with pcln_verify_func there answers exactly as over a verified
+ * blob, from one pass over the tables, without verifying the whole blob
+ * first.  CHECK may be NULL (pcln_line_to_pcs). */
+typedef int (*pcln_func_check_cb)(void *arg, size_t func);
+long pcln_line_to_pcs_checked(const pcln_table *t, const char *file,
+    int32_t line, pcln_func_check_cb check, pcln_range_cb cb, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -513,6 +513,13 @@ long
 pcln_line_to_pcs(const pcln_table *t, const char *file, int32_t line,
     pcln_range_cb cb, void *arg)
 {
+	return pcln_line_to_pcs_checked(t, file, line, NULL, cb, arg);
+}
+
+long
+pcln_line_to_pcs_checked(const pcln_table *t, const char *file,
+    int32_t line, pcln_func_check_cb check, pcln_range_cb cb, void *arg)
+{
 	unsigned char *match;
 	size_t i, k;
 	long count = 0;
@@ -537,6 +544,7 @@ pcln_line_to_pcs(const pcln_table *t, const char *file, int32_t line,
 
 		if (pcln_table_offset(t, i, PCLN_TAB_PCFILE) == 0 ||
 		    pcln_table_offset(t, i, PCLN_TAB_PCLN) == 0 ||
+		    (check != NULL && check(arg, i) != 0) ||
 		    pcln_rows_begin(&fi, t, i, PCLN_TAB_PCFILE) != 0 ||
 		    pcln_rows_begin(&li, t, i, PCLN_TAB_PCLN) != 0 ||
 		    pcln_rows_next(&fi, &rf) != 1 ||

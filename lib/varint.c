@@ -1,24 +1,18 @@
-/* varint.c -- uvarint and zig-zag encoding.  Decoding is the runtime's
- * pclnrt_uvarint; pcln_get_uvarint only wraps it. */
+/* varint.c -- uvarint and zig-zag coding: wrappers of the runtime's one
+ * writer (pclnrt_put_uvarint, pclnrt_zigzag) and one reader
+ * (pclnrt_uvarint), in pclnrt_format.h. */
 #include "internal.h"
 
 size_t
 pcln_put_uvarint(uint8_t *buf, uint32_t v)
 {
-	size_t n = 0;
-
-	while (v >= 0x80) {
-		buf[n++] = (uint8_t)(v | 0x80);
-		v >>= 7;
-	}
-	buf[n++] = (uint8_t)v;
-	return n;
+	return pclnrt_put_uvarint(buf, v);
 }
 
 uint32_t
 pcln_zigzag(int32_t v)
 {
-	return ((uint32_t)v << 1) ^ (0u - ((uint32_t)v >> 31));
+	return pclnrt_zigzag(v);
 }
 
 int

@@ -11,6 +11,9 @@
 #include "rt_private.h"
 #include "pclnrt_format.h"
 
+/* The BPF build (bpf/) compiles the lookups only: opening a blob and
+ * the cache are the host's. */
+#ifndef PCLNRT_BPF
 #define INIT_MSG_(code, val, msg) case code: return msg;
 
 const char *
@@ -22,6 +25,7 @@ pclnrt_init_strerror(int code)
 		return "unknown error";
 	}
 }
+#endif /* !PCLNRT_BPF */
 
 
 static uint64_t
@@ -31,6 +35,7 @@ ftab_entry(const pclnrt_table *t, uint64_t i)
 	    i), t->ptrsize, t->big);
 }
 
+#ifndef PCLNRT_BPF
 /* Parse the trailer if the blob ends in one.  Return 0 with *GO12 (the
  * Go 1.2 part's length) and S (the known sections present; the last of
  * a repeated tag) set, or -1 if the footer, directory or a section
@@ -162,6 +167,7 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 		}
 	return PCLNRT_EINIT_OK;
 }
+#endif /* !PCLNRT_BPF */
 
 /* Offset of table TABLE of F, 0 if absent; -1 in *BAD if its slot does
  * not fit in the blob. */
@@ -189,7 +195,7 @@ int
 pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 {
 	uint64_t lo, entry, next, end, funcoff, ps = t->ptrsize;
-	const uint8_t *rec;
+	pclnrt_bptr rec;
 
 	if (t->nfunc == 0 || pc < t->minpc || pc >= t->maxpc)
 		return PCLNRT_NOTFOUND;
@@ -213,7 +219,7 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 	f->nfuncdata = pclnrt_load32(rec + PCLN_FUNC_NFUNCDATA(ps), t->big);
 	if (funcoff > UINT32_MAX)
 		return PCLNRT_CORRUPT;
-	if (t->funcsize != NULL) {
+	if (t->funcsize) {
 		end = entry + pclnrt_load32(t->funcsize + 4 * lo, t->big);
 	} else if (pclnrt_func_end(t->blob, t->len, t->len, (unsigned)ps,
 	    t->big, t->quantum, funcoff, entry, next, &end) != 0) {
@@ -230,16 +236,19 @@ pclnrt_findfunc(const pclnrt_table *t, uint64_t pc, pclnrt_func *f)
 	f->args = (int32_t)pclnrt_load32(rec + PCLN_FUNC_ARGS(ps), t->big);
 	f->frame = (int32_t)pclnrt_load32(rec + PCLN_FUNC_FRAME(ps), t->big);
 	f->index = (uint32_t)lo;
-	if (t->ckpt != NULL)	/* the next lookup's first read */
+	if (t->ckpt)		/* the next lookup's first read */
 		PCLNRT_PREFETCH(t->ckpt + PCLN_CKPT_HDR + 4 * lo);
 	return PCLNRT_OK;
 }
 
 /* Position S to decode table TABLE of F for PC: at the table's start,
- * or at its last checkpoint at or before PC.  Returns PCLNRT_OK, or the
- * status pclnrt_pcvalue returns without decoding. */
+ * or at its last checkpoint at or before PC.  If CK is not NULL, CK->LO,
+ * CK->HI: the interval of pc - entry from which the same starting point
+ * is chosen (all of them without checkpoints).  Returns PCLNRT_OK, or
+ * the status pclnrt_pcvalue returns without decoding. */
 static int
-seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s)
+seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s,
+    struct pclnrt_ckpt *ck)
 {
 	const pclnrt_table *t = f->t;
 	uint32_t off;
@@ -256,29 +265,41 @@ seek(const pclnrt_func *f, int table, uint64_t pc, struct pclnrt_pcstep *s)
 		return PCLNRT_CORRUPT;
 	pclnrt_pcstep_init(s, t->blob + off, t->blob + t->len, f->entry,
 	    t->quantum);
-	pclnrt_pcstep_seek(s, t->ckpt, t->ckptlen, t->big, t->nfunc, f->index,
-	    (uint32_t)table, pc);
+	if (ck == NULL)
+		pclnrt_pcstep_seek(s, t->ckpt, t->ckptlen, t->big, t->nfunc,
+		    f->index, (uint32_t)table, pc);
+	else
+		pclnrt_pcstep_seek_range(s, t->ckpt, t->ckptlen, t->big,
+		    t->nfunc, f->index, (uint32_t)table, pc, ck);
 	return PCLNRT_OK;
 }
 
 /* Decode from S to the row holding PC (seek's S).  Each step consumes a
  * byte: at most len - off steps; from a checkpoint, at most the stride
- * in a verified blob. */
-static int
+ * in a verified blob.  If FROM is not NULL, store in *FROM the least pc
+ * at or above which the same rows from S give the same row: past every
+ * row start decoded and every earlier row's end (the ends need not
+ * rise: a row's end wraps past 2^64 in a damaged table). */
+PCLNRT_INLINE int
 scan(const pclnrt_func *f, struct pclnrt_pcstep *s, uint64_t pc,
-    int32_t *value, uint64_t *start, uint64_t *end)
+    int32_t *value, uint64_t *start, uint64_t *end, uint64_t *from)
 {
-	int rc;
+	uint64_t lo = s->nextpc;
+	unsigned k = 0;
+	int rc = 1;
 
-	while ((rc = pclnrt_pcstep(s)) == 1) {
+	PCLNRT_WHILE(k, PCLNRT_BPF_MAXROWS, (rc = pclnrt_pcstep(s)) == 1) {
 		if (pc < s->nextpc) {
 			*value = s->value;
 			if (start != NULL)
 				*start = s->pc;
 			if (end != NULL)
 				*end = s->nextpc < f->end ? s->nextpc : f->end;
+			if (from != NULL)
+				*from = lo;
 			return PCLNRT_OK;
 		}
+		lo = s->nextpc > lo ? s->nextpc : lo;
 	}
 	return rc == 0 ? PCLNRT_NOTFOUND : PCLNRT_CORRUPT;
 }
@@ -290,9 +311,9 @@ pclnrt_pcvalue(const pclnrt_func *f, int table, uint64_t pc, int32_t *value,
 	struct pclnrt_pcstep s;
 	int rc;
 
-	if ((rc = seek(f, table, pc, &s)) != PCLNRT_OK)
+	if ((rc = seek(f, table, pc, &s, NULL)) != PCLNRT_OK)
 		return rc;
-	return scan(f, &s, pc, value, start, end);
+	return scan(f, &s, pc, value, start, end, NULL);
 }
 
 int
@@ -333,18 +354,18 @@ pclnrt_funcdata(const pclnrt_func *f, uint32_t index, uint64_t *value)
 	return PCLNRT_OK;
 }
 
-const char *
+pclnrt_str
 pclnrt_filename(const pclnrt_table *t, int32_t fileno)
 {
 	if (fileno < 1 || (uint32_t)fileno >= t->nslots)
-		return NULL;
+		return PCLNRT_NOSTR;
 	/* pclnrt_init checked that all nslots slots fit. */
 	return pclnrt_cstring_(t, pclnrt_load32(t->blob + t->filetab +
 	    4 * (uint64_t)fileno, t->big));
 }
 
 int
-pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
+pclnrt_funcline(const pclnrt_func *f, uint64_t pc, pclnrt_str *path,
     int32_t *line)
 {
 	struct pclnrt_pcstep sf, sl;
@@ -353,33 +374,34 @@ pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
 
 	/* Both tables' starting points first, so that their memory is
 	 * fetched at the same time rather than one after the other. */
-	*path = NULL;
+	*path = PCLNRT_NOSTR;
 	*line = 0;
-	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf);
-	rc = seek(f, PCLN_TAB_PCLN, pc, &sl);
+	rcf = seek(f, PCLN_TAB_PCFILE, pc, &sf, NULL);
+	rc = seek(f, PCLN_TAB_PCLN, pc, &sl, NULL);
 	if (rcf == PCLNRT_OK)
 		PCLNRT_PREFETCH(sf.p);
 	if (rc == PCLNRT_OK)
 		PCLNRT_PREFETCH(sl.p);
 	if (rcf == PCLNRT_OK)
-		rcf = scan(f, &sf, pc, &fileno, NULL, NULL);
-	if (rcf == PCLNRT_OK && (*path = pclnrt_filename(f->t, fileno)) ==
-	    NULL)
+		rcf = scan(f, &sf, pc, &fileno, NULL, NULL, NULL);
+	if (rcf == PCLNRT_OK && !(*path = pclnrt_filename(f->t, fileno)))
 		rcf = PCLNRT_CORRUPT;
 	if (rc == PCLNRT_OK)
-		rc = scan(f, &sl, pc, line, NULL, NULL);
+		rc = scan(f, &sl, pc, line, NULL, NULL, NULL);
 	if (rc != PCLNRT_OK)
 		*line = 0;
 	return rc != PCLNRT_OK ? rc : rcf;
 }
 
+#ifndef PCLNRT_BPF
 void
 pclnrt_pccache_init(pclnrt_pccache *c)
 {
 	unsigned k;
 
 	for (k = 0; k < PCLNRT_PCCACHE_SIZE; k++) {
-		c->ent[k].table = NULL;
+		c->ent[k].t = NULL;
+		c->ent[k].key = 0;
 		c->ent[k].start = c->ent[k].end = 0;
 		c->ent[k].value = 0;
 	}
@@ -387,46 +409,55 @@ pclnrt_pccache_init(pclnrt_pccache *c)
 	c->hits = c->misses = 0;
 }
 
+/* The cache's promise (pclnrt.h) is exactness: a hit returns what
+ * pclnrt_pcvalue would.  An entry is keyed by the table handle, the
+ * function's index and the table number, which fix everything the
+ * uncached lookup reads but the pc (F comes from pclnrt_findfunc on
+ * that handle), and holds the full-width pcs over which the uncached
+ * lookup provably gives this row: those that pick the same checkpoint
+ * (pclnrt_ckpt_find's interval) and for which decoding from it stops at
+ * the same row (scan's FROM).  In a valid blob that is the whole row. */
 int
 pclnrt_pcvalue_cached(const pclnrt_func *f, int table, uint64_t pc,
     int32_t *value, pclnrt_pccache *c)
 {
-	const pclnrt_table *t = f->t;
-	const uint8_t *key;
-	uint64_t start, end, rel;
-	uint32_t off;
+	struct pclnrt_pccache_ent *e;
+	struct pclnrt_pcstep s;
+	struct pclnrt_ckpt ck;
+	uint64_t key, end, from;
 	unsigned k;
-	int rc, bad;
+	int rc;
 
 	if (c == NULL)
 		return pclnrt_pcvalue(f, table, pc, value, NULL, NULL);
-	if (table < 0)
-		return PCLNRT_NOTFOUND;
-	off = tab_off(f, (uint64_t)table, &bad);
-	if (bad || off == 0 || off >= t->len || pc < f->entry ||
-	    pc >= f->end)
-		return pclnrt_pcvalue(f, table, pc, value, NULL, NULL);
-	key = t->blob + off;
-	rel = pc - f->entry;
+	key = (uint64_t)f->index << 32 | (uint32_t)table;
 	for (k = 0; k < PCLNRT_PCCACHE_SIZE; k++) {
-		const struct pclnrt_pccache_ent *e = &c->ent[k];
-		if (e->table == key && rel >= e->start && rel < e->end) {
+		e = &c->ent[k];
+		if (e->key == key && e->t == f->t &&
+		    pc - e->start < e->end - e->start) {
 			c->hits++;
 			*value = e->value;
 			return PCLNRT_OK;
 		}
 	}
+	if ((rc = seek(f, table, pc, &s, &ck)) != PCLNRT_OK)
+		return rc;	/* no table, or no pc of F: not a miss */
 	c->misses++;
-	rc = pclnrt_pcvalue(f, table, pc, value, &start, &end);
-	if (rc == PCLNRT_OK) {
-		struct pclnrt_pccache_ent *e = &c->ent[c->next];
-		e->table = key;
-		e->start = (uint32_t)(start - f->entry);
-		e->end = (uint32_t)(end - f->entry);
-		e->value = *value;
-		c->next = (c->next + 1) % PCLNRT_PCCACHE_SIZE;
-	}
-	return rc;
+	if ((rc = scan(f, &s, pc, value, NULL, &end, &from)) != PCLNRT_OK)
+		return rc;
+	/* ck.lo <= pc - entry < ck.hi: no overflow either way. */
+	if (from - f->entry < ck.lo)
+		from = f->entry + ck.lo;
+	if (end - f->entry > ck.hi)
+		end = f->entry + ck.hi;
+	e = &c->ent[c->next];
+	e->t = f->t;
+	e->key = key;
+	e->start = from;
+	e->end = end;
+	e->value = *value;
+	c->next = (c->next + 1) % PCLNRT_PCCACHE_SIZE;
+	return PCLNRT_OK;
 }
 
 int
@@ -447,3 +478,4 @@ pclnrt_funcline_cached(const pclnrt_func *f, uint64_t pc, const char **path,
 		*line = 0;
 	return rc != PCLNRT_OK ? rc : rcf;
 }
+#endif /* !PCLNRT_BPF */

@@ -7,6 +7,11 @@
  *    only state is in storage the caller passes);
  *  - it is reentrant and async-signal-safe: call it from a signal handler,
  *    a profiler tick or a crashing thread;
+ *  - except the registry's writers (pclnrt_register, pclnrt_unregister,
+ *    pclnrt_module_reusable, pclnrt_registry_stats_get), which serialise
+ *    on a spin lock inside the registry: call them from threads, never
+ *    from a signal handler (lookups, reader records and brackets are
+ *    lock-free and async-signal-safe);
  *  - it is bounded on any input: on a corrupt blob that was never verified
  *    every loop ends (a pc-value walk within one step per blob byte, a
  *    search within log2(nfunc) steps, a traceback within MAX frames) and
@@ -15,7 +20,9 @@
  *    header cannot be right; full verification is pcln_verify (libpcln).
  *
  * Freestanding C11: this header needs only <stdint.h>, <stddef.h> and
- * <stdatomic.h> (it uses _Atomic, so it is C, not C++); the runtime
+ * <stdatomic.h> (it uses _Atomic, so it is C, not C++); the same lookups
+ * also compile for BPF (bpf/, and pclnrt_format.h's portability layer);
+ * the runtime
  * objects reference no external symbol and define only pclnrt_ symbols
  * (tests/runtime-nolibc.sh proves it, with gcc and clang).  The layout is
  * in pclnrt_format.h.
@@ -26,7 +33,8 @@
  *
  * Status codes: functions that can fail return PCLNRT_OK (0), or
  * PCLNRT_NOTFOUND (-1: no such function, table, row or entry) or
- * PCLNRT_CORRUPT (-2: the blob is damaged where the answer lies).
+ * PCLNRT_CORRUPT (-2: the blob is damaged where the answer lies); the
+ * registry's writers also PCLNRT_EXISTS, PCLNRT_OVERLAP and PCLNRT_FULL.
  */
 #ifndef PCLNRT_H
 #define PCLNRT_H
@@ -44,7 +52,12 @@ extern "C" {
 #define PCLNRT_OK		0
 #define PCLNRT_NOTFOUND		(-1)
 #define PCLNRT_CORRUPT		(-2)
-#define PCLNRT_BUILDID_MISMATCH	(-3)	/* pclnrt_check_build_id */
+#define PCLNRT_EXISTS		(-3)	/* registered already */
+#define PCLNRT_OVERLAP		(-4)	/* meets a registered module */
+#define PCLNRT_FULL		(-5)	/* no room in the caller's storage */
+#define PCLNRT_BADARG		(-6)	/* a description that cannot be */
+					/* encoded (pclnrt_jit_module) */
+#define PCLNRT_BUILDID_MISMATCH	(-7)	/* pclnrt_check_build_id */
 
 /* Reasons pclnrt_init refuses a blob: X(code, value, message). */
 #define PCLNRT_INIT_ERROR_LIST(X) \
@@ -67,20 +80,21 @@ enum pclnrt_init_error { PCLNRT_INIT_ERROR_LIST(PCLNRT_EINIT_ENUM_) };
  * pclnrt_init and never written afterwards; callers may read nfunc,
  * minpc, maxpc, ptrsize, quantum and big, the rest is private. */
 typedef struct pclnrt_table {
-	const uint8_t *blob;
+	pclnrt_bptr blob;		/* (a pointer, but for the BPF build:
+					 * pclnrt_format.h) */
 	size_t len;
-	const uint8_t *funcsize;	/* FUNCSIZE section, or NULL */
+	pclnrt_bptr funcsize;		/* FUNCSIZE section, or NULL */
 	uint64_t nfunc;
 	uint64_t minpc, maxpc;		/* first entry, end pc (sentinel) */
 	uint32_t filetab;		/* offset of the file table */
 	uint32_t nslots;		/* file table slots (nfile + 1) */
 	uint8_t ptrsize, quantum, big;
-	const uint8_t *findex;		/* FUNCINDEX section, or NULL if
+	pclnrt_bptr findex;		/* FUNCINDEX section, or NULL if
 					 * absent or its header is bad */
 	uint64_t findexlen;
-	const uint8_t *inltree;		/* INLTREE section, or NULL */
+	pclnrt_bptr inltree;		/* INLTREE section, or NULL */
 	uint64_t inltreelen;
-	const uint8_t *ckpt;		/* PCCKPT section, or NULL if absent
+	pclnrt_bptr ckpt;		/* PCCKPT section, or NULL if absent
 					 * or its header is bad */
 	uint64_t ckptlen;
 	const uint8_t *buildid;		/* BUILDID section, or NULL */
@@ -120,7 +134,7 @@ uint64_t pclnrt_xxh64(const void *buf, size_t len, uint64_t seed);
 
 /* A function found by pclnrt_findfunc.  Public fields are link-time. */
 typedef struct pclnrt_func {
-	const char *name;	/* NUL-terminated, in the blob; NULL if bad */
+	pclnrt_str name;	/* NUL-terminated, in the blob; NULL if bad */
 	uint64_t entry;		/* first pc */
 	uint64_t end;		/* entry + size: first pc past the code */
 	int32_t args, frame;
@@ -175,42 +189,49 @@ int pclnrt_funcdata(const pclnrt_func *f, uint32_t index, uint64_t *value);
 
 /* Name of file number FILENO (1..nfile) of T, in the blob; NULL if out
  * of range or damaged. */
-const char *pclnrt_filename(const pclnrt_table *t, int32_t fileno);
+pclnrt_str pclnrt_filename(const pclnrt_table *t, int32_t fileno);
 
 /* File and line at PC: *PATH (NULL if unknown) and *LINE (0 if unknown).
  * Returns PCLNRT_OK if both are known, else the failing status. */
-int pclnrt_funcline(const pclnrt_func *f, uint64_t pc, const char **path,
+int pclnrt_funcline(const pclnrt_func *f, uint64_t pc, pclnrt_str *path,
     int32_t *line);
 
 /* --- a pc-value cache ------------------------------------------------- */
 
 /* Deep stacks, repeated tracebacks and profilers look up the same rows
  * again and again (a recursive function, a hot loop).  A cache in the
- * caller's storage remembers the last PCLNRT_PCCACHE_SIZE rows found:
- * keyed by the table's address in the blob and the row's pc range
- * relative to the function's entry, so any pc of a cached row hits, and
- * so do functions sharing the table (deduplicated tables cover the same
- * range).  Nothing is allocated and nothing locked: a cache belongs to
- * one thread (or one walk) at a time.  Re-initialise it after a blob it
- * has seen is unmapped (the key is an address).  Replacement is round
- * robin. */
+ * caller's storage remembers the last PCLNRT_PCCACHE_SIZE rows found,
+ * keyed by the table handle, the function and the table number, each
+ * with the full-width pc range it answers for, so any pc of a cached
+ * row hits.  Nothing is allocated and nothing locked: a cache belongs
+ * to one thread (or one walk) at a time.  Re-initialise it when a
+ * pclnrt_table it has seen is initialised again or goes away, or its
+ * blob is unmapped or changed (the key is the handle's address).
+ * Replacement is round robin.  The range is the row's, narrowed where a
+ * damaged blob would make the uncached lookup answer differently inside
+ * it (an unsorted checkpoint array, rows wrapping past 2^64), so the
+ * cache changes only the cost, never an answer, on any blob. */
 #define PCLNRT_PCCACHE_SIZE	16
 
 typedef struct pclnrt_pccache {
 	struct pclnrt_pccache_ent {
-		const uint8_t *table;	/* NULL: empty */
-		uint32_t start, end;	/* the row: [entry + start, entry + end) */
+		const pclnrt_table *t;	/* NULL: empty */
+		uint64_t key;		/* function index << 32 | table */
+		uint64_t start, end;	/* link-time pcs [start, end) */
 		int32_t value;
 	} ent[PCLNRT_PCCACHE_SIZE];
 	uint32_t next;			/* the next slot to replace */
-	uint64_t hits, misses;		/* statistics, for tuning */
+	uint64_t hits, misses;		/* statistics, for tuning: misses
+				 * count lookups that decoded */
 } pclnrt_pccache;
 
 /* Empty C. */
 void pclnrt_pccache_init(pclnrt_pccache *c);
 
-/* pclnrt_pcvalue through the cache C (NULL: no cache): the same answers,
- * the same status. */
+/* pclnrt_pcvalue through the cache C (NULL: no cache) for F, which
+ * pclnrt_findfunc (or pclnrt_registry_findfunc) filled: exactly the same
+ * answer in *VALUE and the same status, verified blob or not.  Only
+ * PCLNRT_OK answers are cached. */
 int pclnrt_pcvalue_cached(const pclnrt_func *f, int table, uint64_t pc,
     int32_t *value, pclnrt_pccache *c);
 
@@ -284,16 +305,22 @@ int pclnrt_table_build_id(const pclnrt_table *t, const uint8_t **id,
 int pclnrt_check_build_id(const pclnrt_table *t, const uint8_t *id,
     size_t len);
 
-/* --- modules ----------------------------------------------------------- */
+/* --- the code map: modules and JIT functions at run-time addresses ----- */
 
 /* A blob placed in the address space: run-time pc = link-time pc + bias.
- * Filled by pclnrt_module_init before registration; never written while
- * registered.  The caller owns the storage. */
+ * A module is a shared object's table, or one JIT-compiled function
+ * (pclnrt_jit_module, below).  Filled by pclnrt_module_init before
+ * registration; never written by the caller while registered.  The
+ * caller owns the storage. */
 typedef struct pclnrt_module {
 	pclnrt_table table;
 	uint64_t bias;
 	uint64_t lo, hi;	/* run-time [first entry, end pc) */
 	const char *name;	/* caller's label (may be NULL) */
+	/* private: written by the registry's writers only, under its
+	 * lock; never read by lookups */
+	uint32_t id;		/* region number while registered, else 0 */
+	uintptr_t ticket;	/* epoch of its removal */
 } pclnrt_module;
 
 /* pclnrt_init(&M->table, BLOB, LEN) and set the bias and run-time range.
@@ -302,60 +329,225 @@ typedef struct pclnrt_module {
 int pclnrt_module_init(pclnrt_module *m, const void *blob, size_t len,
     uint64_t bias, const char *name);
 
-/* A set of modules, in caller-provided slots.  Lookups take no lock and
- * may run in any thread or signal handler while other threads register
- * and remove modules.  Registration publishes a fully initialised module
- * with one atomic compare-and-swap and a reader loads each slot
- * atomically (both sequentially consistent, which includes
- * release/acquire), so a reader sees a module completely or not at all.
- * Only pointer-sized atomics are used: lock-free, no libatomic.
+/* The registry: a code map from run-time pc to module, in storage the
+ * caller provides.  It is a radix tree over the pc's bits: a root of 16
+ * slots (bits 63..60) and up to PCLNRT_CM_LEVELS levels of nodes of
+ * PCLNRT_CM_FANOUT 32-bit slots (bits 59..52, ..., 11..4), a slot of the
+ * last level covering a 16-byte granule.  A slot holds nothing, a
+ * module's number (when at most one module meets the slot's range) or a
+ * node.  A lookup therefore reads at most 1 + PCLNRT_CM_LEVELS = 8
+ * slots, one module pointer and the module's range, whatever the number
+ * of modules: no search, no hashing.
  *
- * Removal rule: after pclnrt_unregister returns no new lookup finds the
+ * Memory: a node is 1 KiB (+ 16 bytes of writer metadata).  A node
+ * exists only where two modules meet inside its range, so a node holds
+ * a module's first or last byte: at most 2 * PCLNRT_CM_LEVELS = 14 nodes
+ * per module, whatever the order of additions and removals.  Typical:
+ * shared objects a few nodes in all; a dense code heap about one
+ * last-level node per 4 KiB page (make bench: 95 bytes per function of
+ * ~270 bytes, all counted).  Per module number the map also keeps a
+ * pointer and 16 bytes of writer metadata.
+ * Two modules may not share a 16-byte granule (JIT code is aligned to
+ * at least 16 bytes; shared objects are whole pages apart).
+ *
+ * Readers (pclnrt_registry_find, _findfunc, pclnrt_traceback) take no
+ * lock, write nothing shared, are async-signal-safe and may run in any
+ * thread or signal handler while other threads add and remove modules:
+ * they see a module completely or not at all.  Writers (register,
+ * unregister) serialise on a spin lock inside the registry: call them
+ * from threads, never from a signal handler.
+ *
+ * Reclamation: after pclnrt_unregister returns, no new lookup finds the
  * module, but a reader that found it earlier may still be using it (its
- * table, blob and the names and frames returned).  Readers that may race
- * with removal bracket each lookup and every use of its results with
- * pclnrt_read_begin / pclnrt_read_end.  The remover, after
- * pclnrt_unregister, waits until pclnrt_readers() returns 0 (once; later
- * readers cannot find the module) before freeing or reusing the module
- * or its blob.  It must not wait inside its own begin/end bracket, and a
- * signal handler must not wait at all.  Without removal, or when the
- * caller knows no reader is running, no bracket is needed. */
+ * table, blob, and the names and frames returned).  Readers that may
+ * race with removal announce themselves: each holds a reader record
+ * (pclnrt_reader_claim) and brackets its lookups, and every use of their
+ * results, with pclnrt_read_enter / pclnrt_read_exit: a store to its own
+ * record (a cache line of its own) and one fence, no shared write.  The
+ * registry counts removals in an epoch; a removed module carries the
+ * epoch of its removal, and its storage and blob may be reused once
+ * pclnrt_module_reusable says so: when every reader record is outside a
+ * bracket or entered after the removal.  The map's own nodes and module
+ * numbers are reclaimed the same way, inside the registry.  Without
+ * removal, or when no reader runs, no bracket is needed. */
+#define PCLNRT_CM_ROOT		16	/* root slots: pc bits 63..60 */
+#define PCLNRT_CM_FANOUT	256	/* slots of a node: 8 bits of pc */
+#define PCLNRT_CM_LEVELS	7	/* node levels below the root */
+#define PCLNRT_CM_GRANULE	16	/* bytes of a last-level slot */
+
+/* A reader record: one cache line, written only by the thread (and that
+ * thread's signal handlers) holding it. */
+typedef struct pclnrt_reader {
+	atomic_uintptr_t epoch;		/* 0: outside a bracket */
+	atomic_uint nest;		/* bracket depth */
+	atomic_int claimed;
+	unsigned char pad_[64 - sizeof(atomic_uintptr_t) -
+	    sizeof(atomic_uint) - sizeof(atomic_int)];
+} pclnrt_reader;
+
+typedef struct pclnrt_cmnode {
+	_Atomic uint32_t slot[PCLNRT_CM_FANOUT];
+} pclnrt_cmnode;
+
+/* Writer metadata of a node or a module number (private). */
+struct pclnrt_cmmeta {
+	uint32_t next;		/* free or retired list link */
+	uint32_t nused;		/* non-empty slots (nodes) */
+	uintptr_t ticket;	/* epoch of its retirement */
+};
+
+/* The registry.  Public fields may be read; the rest is private. */
 typedef struct pclnrt_registry {
-	_Atomic(pclnrt_module *) *slots;
-	size_t nslots;
-	atomic_size_t readers;		/* readers inside begin/end */
+	_Atomic uint32_t root[PCLNRT_CM_ROOT];
+	_Atomic(pclnrt_module *) *region;	/* by module number */
+	pclnrt_cmnode *node;
+	pclnrt_reader *reader;
+	struct pclnrt_cmmeta *rmeta, *nmeta;
+	uint32_t nregion, nnode, nreader;
+	atomic_uintptr_t epoch;		/* removals + 1 */
 	atomic_size_t generation;	/* bumped by every (un)registration */
+	atomic_flag lock;		/* writers */
+	/* Writer state, under the lock. */
+	uint32_t rfree, rlimbo, rlimbo_tail;	/* list heads, 0: empty */
+	uint32_t nfree, nlimbo, nlimbo_tail;	/* node index + 1, 0: empty */
+	uint32_t nregistered;		/* modules registered */
+	uint32_t nodes_used;		/* nodes in the tree */
+	uint32_t nodes_retired;		/* nodes waiting for readers */
 } pclnrt_registry;
 
-/* Set up R over SLOTS[0..NSLOTS) (caller storage, outliving R); all
- * slots are cleared.  Not concurrent with any other use of R. */
-void pclnrt_registry_init(pclnrt_registry *r,
-    _Atomic(pclnrt_module *) *slots, size_t nslots);
+/* Bytes of storage for a registry of NMODULE modules, NNODE nodes and
+ * NREADER reader records, alignment slack included (a constant
+ * expression, for static arrays). */
+#define PCLNRT_REGISTRY_SIZE(nmodule, nnode, nreader) \
+	(64 + ((size_t)(nmodule) + 1) * (sizeof(void *) + \
+	    sizeof(struct pclnrt_cmmeta)) + \
+	 (size_t)(nreader) * sizeof(pclnrt_reader) + 64 + \
+	 (size_t)(nnode) * (sizeof(pclnrt_cmnode) + \
+	    sizeof(struct pclnrt_cmmeta)))
 
-/* Publish module M (initialised by pclnrt_module_init) in a free slot.
- * Safe against concurrent lookups, registrations and removals.  Returns
- * PCLNRT_OK, or PCLNRT_NOTFOUND if every slot is taken. */
+/* Set up R over MEM[0..SIZE) (caller storage, outliving R; any
+ * alignment): room for NMODULE modules and NREADER reader records, the
+ * rest for nodes (PCLNRT_REGISTRY_SIZE gives SIZE for a node count; 14
+ * nodes per module is always enough).  Not concurrent with any other
+ * use of R.  Returns PCLNRT_OK, or PCLNRT_FULL if MEM cannot hold the
+ * modules, the readers and one node (R then holds nothing). */
+int pclnrt_registry_init(pclnrt_registry *r, void *mem, size_t size,
+    size_t nmodule, size_t nreader);
+
+/* Publish module M (initialised by pclnrt_module_init; its range
+ * [lo, hi) may be empty) at its run-time range.  Safe against concurrent
+ * lookups, registrations and removals.  Returns PCLNRT_OK;
+ * PCLNRT_EXISTS if M is registered already (here or in another
+ * registry); PCLNRT_OVERLAP if its range meets a registered module's,
+ * or shares a 16-byte granule with one; PCLNRT_FULL if no module number
+ * or not enough nodes are free (nodes of removed modules become free
+ * once no reader may hold them).  On failure nothing changed. */
 int pclnrt_register(pclnrt_registry *r, pclnrt_module *m);
 
 /* Remove module M.  Returns PCLNRT_OK, or PCLNRT_NOTFOUND if M is not
- * registered.  See the removal rule above before freeing M. */
+ * registered in R.  See pclnrt_module_reusable before freeing M. */
 int pclnrt_unregister(pclnrt_registry *r, pclnrt_module *m);
 
-/* Reader bracket and reader count, for the removal rule. */
-void pclnrt_read_begin(pclnrt_registry *r);
-void pclnrt_read_end(pclnrt_registry *r);
-size_t pclnrt_readers(pclnrt_registry *r);
+/* 1 if module M, removed from R, and its blob may be freed or reused:
+ * no reader record is inside a bracket it entered before the removal.
+ * 0 if one may still hold M (poll again later; never from inside a
+ * bracket of your own, nor from a signal handler that interrupted one).
+ * A module never registered, or registered now, gives 0 for the
+ * latter.  O(reader records). */
+int pclnrt_module_reusable(pclnrt_registry *r, const pclnrt_module *m);
+
+/* Claim a free reader record of R for the calling thread (or signal
+ * handler); NULL if all are taken.  Lock-free and async-signal-safe.
+ * Release it when the thread is done with lookups. */
+pclnrt_reader *pclnrt_reader_claim(pclnrt_registry *r);
+void pclnrt_reader_release(pclnrt_registry *r, pclnrt_reader *rd);
+
+/* Bracket lookups with reader record RD (see Reclamation).  Brackets
+ * nest, and a signal handler may bracket with the record of the thread
+ * it interrupted.  Wait-free, async-signal-safe: a load of the epoch, a
+ * store to RD and a fence on entry, a store on exit. */
+void pclnrt_read_enter(pclnrt_registry *r, pclnrt_reader *rd);
+void pclnrt_read_exit(pclnrt_registry *r, pclnrt_reader *rd);
 
 /* A counter that changes with every registration and removal (for
  * caches keyed on the module set). */
 size_t pclnrt_generation(pclnrt_registry *r);
 
-/* Find run-time PC: the first registered module whose range holds it,
- * then its function (at link-time PC - bias).  Stores the module in *M
- * (if M is not NULL) and fills *F; returns a status as pclnrt_findfunc,
- * PCLNRT_NOTFOUND if no module holds PC. */
-int pclnrt_registry_findfunc(pclnrt_registry *r, uint64_t pc,
+/* Find the module whose run-time range holds PC: at most 8 slot loads
+ * (see above).  Stores it in *M and returns PCLNRT_OK, else
+ * PCLNRT_NOTFOUND. */
+int pclnrt_registry_find(const pclnrt_registry *r, uint64_t pc,
+    const pclnrt_module **m);
+
+/* Find run-time PC's module, then its function (at link-time PC -
+ * bias).  Stores the module in *M (if M is not NULL) and fills *F;
+ * returns a status as pclnrt_findfunc, PCLNRT_NOTFOUND if no module
+ * holds PC. */
+int pclnrt_registry_findfunc(const pclnrt_registry *r, uint64_t pc,
     const pclnrt_module **m, pclnrt_func *f);
+
+/* Counts for tuning and tests: modules registered, nodes in the tree
+ * and nodes waiting for readers before reuse, and the capacities. */
+typedef struct pclnrt_registry_stats {
+	size_t modules, nodes, retired;
+	size_t max_modules, max_nodes, max_readers;
+} pclnrt_registry_stats;
+void pclnrt_registry_stats_get(pclnrt_registry *r,
+    pclnrt_registry_stats *s);
+
+/* --- JIT functions ------------------------------------------------------ */
+
+/* A JIT emits functions one at a time.  Each becomes a module of its
+ * own: a one-function Go 1.2 blob written into caller storage, without
+ * the libpcln builder, then registered like any module, so findfunc,
+ * funcline, pcsp, pcdata and the traceback see it as they see compiled
+ * code (and the BPF build as well).  Cost: about 80 bytes plus the name,
+ * the file name and 2 bytes a row for the blob, plus the module, and a
+ * few hundred nanoseconds (bench/: "jit" figures).
+ *
+ * A table is a list of rows: row I's VALUE holds from pc offset OFF
+ * (bytes from the entry) to row I + 1's OFF, the last row's to the end
+ * of the code.  Offsets strictly increase and the first is 0.  Rows
+ * equal to the one before are merged. */
+typedef struct pclnrt_jitrow {
+	uint32_t off;
+	int32_t value;
+} pclnrt_jitrow;
+
+typedef struct pclnrt_jittab {
+	const pclnrt_jitrow *row;	/* NULL or NROW rows */
+	uint32_t nrow;			/* 0: no table */
+} pclnrt_jittab;
+
+typedef struct pclnrt_jitfunc {
+	uint64_t entry;		/* run-time address of the first byte */
+	uint32_t size;		/* bytes of code, >= 1 */
+	const char *name;	/* NUL-terminated; copied */
+	int32_t args, frame;	/* as the Func record's */
+	pclnrt_jittab pcsp;	/* stack-pointer delta (PCLNRT_CONV_STACK:
+				 * bytes pushed since the entry) */
+	const char *file;	/* NULL: no file and no lines; copied */
+	pclnrt_jittab line;	/* lines in FILE (needs FILE) */
+	const pclnrt_jittab *pcdata;	/* NPCDATA tables (nrow 0: absent) */
+	uint32_t npcdata;
+} pclnrt_jitfunc;
+
+/* Bytes of storage pclnrt_jit_module needs for F, or 0 if F cannot be
+ * encoded (no name, size 0, rows out of order or past the end, a line
+ * table without a file, an entry beyond this machine's pointers).
+ * O(rows). */
+size_t pclnrt_jit_size(const pclnrt_jitfunc *f);
+
+/* Write F's one-function blob (this machine's pointer size and byte
+ * order, pc quantum 1, no trailer) into BUF[0..CAP) and initialise M
+ * over it with bias 0 and range [entry, entry + size), named after the
+ * function (the name in the blob).  BUF and M then belong to the
+ * module: keep them while it is registered and reusable says no.
+ * Stores the blob's length in *LEN if LEN is not NULL.  Returns
+ * PCLNRT_OK, PCLNRT_FULL if CAP < pclnrt_jit_size(F), or PCLNRT_BADARG.
+ * Allocates nothing, takes no lock; O(rows). */
+int pclnrt_jit_module(pclnrt_module *m, void *buf, size_t cap,
+    const pclnrt_jitfunc *f, size_t *len);
 
 /* --- traceback --------------------------------------------------------- */
 
@@ -412,7 +604,7 @@ const char *pclnrt_stop_string(int stop);
 
 /* Where and how to walk. */
 typedef struct pclnrt_walk {
-	pclnrt_registry *modules;
+	const pclnrt_registry *modules;
 	unsigned ptrsize;	/* 4 or 8: size of a stack word */
 	int bigendian;		/* byte order of stack words */
 	int conv;		/* PCLNRT_CONV_STACK or PCLNRT_CONV_LR */
@@ -461,8 +653,9 @@ typedef struct pclnrt_stopinfo {
  * only for a first-frame leaf under PCLNRT_CONV_LR), so the walk always
  * moves up the stack.
  * Stack words are read only through W->read.  FRAMES[n] past the count
- * returned may have been written.  Module lookups are not bracketed: see
- * the removal rule for pclnrt_read_begin. */
+ * returned may have been written.  The walk does not bracket its module
+ * lookups: a caller racing with removals brackets the walk and its use
+ * of the frames with pclnrt_read_enter / pclnrt_read_exit. */
 size_t pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames,
     size_t max, pclnrt_stopinfo *stop);
 

@@ -268,6 +268,39 @@
 /* Limits the encoder and decoder agree on. */
 #define PCLN_VARINT_MAX		5	/* bytes in a uvarint of 32 bits */
 
+/* --- blob access: the host and the BPF build ---
+ *
+ * Every read of a blob in this header and in the runtime's lookups goes
+ * through pclnrt_load8/16/32 (below) at positions of type pclnrt_bptr,
+ * and every loop a BPF program runs is bounded by PCLNRT_BOUND.  On the
+ * host a position is a pointer, the loads read it, PCLNRT_BOUND(K, N)
+ * is 1 and PCLNRT_WHILE(K, N, COND) is while (COND): the code is what it
+ * would be without this layer (callgrind counts the same instructions
+ * per lookup).  The BPF build
+ * (bpf/pclnrt.bpf.c) compiles the same sources with clang -target bpf
+ * and PCLNRT_BPF defined, after defining these itself: a position is an
+ * offset into the blob store (a BPF array map), the loads are functions
+ * of its own that read the map (the verifier checks each once),
+ * PCLNRT_BOUND(K, N) is (K) < (N) and PCLNRT_WHILE(K, N, COND) runs at
+ * most N times, counting in K: the verifier accepts only loops with a
+ * constant bound.  pclnrt_str is a string's position (host: const
+ * char *). */
+#ifndef PCLNRT_BPF
+typedef const uint8_t *pclnrt_bptr;
+typedef const char *pclnrt_str;
+#define PCLNRT_BOUND(k, n)	((void)(k), 1)
+#define PCLNRT_WHILE(k, n, cond) while (((void)(k), (cond)))
+#define PCLNRT_STR(p)		((const char *)(p))
+#define PCLNRT_NOSTR		NULL
+#endif
+/* Loop bounds of the BPF build, where the host has none: rows decoded
+ * by one lookup (at most a checkpoint stride: tables of longer strides
+ * give PCLNRT_CORRUPT there), steps of a binary search, tables tried to
+ * find a function's size in a blob without FUNCSIZE. */
+#define PCLNRT_BPF_MAXROWS	64
+#define PCLNRT_BPF_MAXSEARCH	64
+#define PCLNRT_BPF_MAXTABS	8
+
 /* The decoders below are the inner loops of every lookup and walk: force
  * them inline (GCC left pclnrt_pcstep out of line in non-PIC objects,
  * and the call's round trips through memory made walks 3.5x slower). */
@@ -279,8 +312,15 @@
 
 /* --- byte-wise loads, explicit byte order --- */
 
+#ifndef PCLNRT_BPF
+PCLNRT_INLINE uint8_t
+pclnrt_load8(pclnrt_bptr p)
+{
+	return p[0];
+}
+
 static inline uint32_t
-pclnrt_load32(const uint8_t *p, int big)
+pclnrt_load32(pclnrt_bptr p, int big)
 {
 	if (big)
 		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
@@ -290,13 +330,14 @@ pclnrt_load32(const uint8_t *p, int big)
 }
 
 static inline uint32_t
-pclnrt_load16(const uint8_t *p, int big)
+pclnrt_load16(pclnrt_bptr p, int big)
 {
 	return big ? (uint32_t)p[0] << 8 | p[1] : (uint32_t)p[1] << 8 | p[0];
 }
+#endif /* !PCLNRT_BPF */
 
 static inline uint64_t
-pclnrt_load64(const uint8_t *p, int big)
+pclnrt_load64(pclnrt_bptr p, int big)
 {
 	uint64_t a = pclnrt_load32(p, big), b = pclnrt_load32(p + 4, big);
 	return big ? a << 32 | b : b << 32 | a;
@@ -304,7 +345,7 @@ pclnrt_load64(const uint8_t *p, int big)
 
 /* Load a pointer-sized (PS = 4 or 8) unsigned integer. */
 static inline uint64_t
-pclnrt_loadptr(const uint8_t *p, unsigned ps, int big)
+pclnrt_loadptr(pclnrt_bptr p, unsigned ps, int big)
 {
 	return ps == 8 ? pclnrt_load64(p, big) : pclnrt_load32(p, big);
 }
@@ -333,6 +374,7 @@ struct pclnrt_header {
 	uint8_t padok;
 };
 
+#ifndef PCLNRT_BPF	/* opening a blob is the host's */
 static inline int
 pclnrt_header(const uint8_t *b, struct pclnrt_header *h)
 {
@@ -348,6 +390,7 @@ pclnrt_header(const uint8_t *b, struct pclnrt_header *h)
 		return PCLN_HDR_EPTRSIZE;
 	return PCLN_HDR_OK;
 }
+#endif /* !PCLNRT_BPF */
 
 static inline int
 pclnrt_nfunc_fits(uint64_t go12, unsigned ps, uint64_t nfunc)
@@ -406,6 +449,7 @@ struct pclnrt_sections {
 	uint64_t size[PCLN_SECT_LAST + 1];
 };
 
+#ifndef PCLNRT_BPF	/* opening a blob is the host's */
 static inline int
 pclnrt_footer(const uint8_t *b, uint64_t len, int big,
     struct pclnrt_footer *f)
@@ -472,6 +516,7 @@ pclnrt_sections(const uint8_t *b, const struct pclnrt_footer *f, uint64_t n,
 	}
 	return rc;
 }
+#endif /* !PCLNRT_BPF */
 
 /* --- the varint reader: the only one in the project ---
  *
@@ -482,21 +527,22 @@ pclnrt_sections(const uint8_t *b, const struct pclnrt_footer *f, uint64_t n,
  * continuation bit on the 5th byte); *P is then left unchanged.
  * The one-byte case, which is most deltas, is the first test. */
 PCLNRT_INLINE int
-pclnrt_uvarint(const uint8_t **p, const uint8_t *end, uint32_t *v)
+pclnrt_uvarint(pclnrt_bptr *p, pclnrt_bptr end, uint32_t *v)
 {
-	const uint8_t *q = *p;
+	pclnrt_bptr q = *p;
 	uint32_t x = 0;
 	unsigned shift;
 
-	if (q < end && *q < 0x80) {
-		*v = *q;
+	if (q < end && pclnrt_load8(q) < 0x80) {
+		*v = pclnrt_load8(q);
 		*p = q + 1;
 		return 0;
 	}
 	/* Two bytes (values below 2^14: most line and pc deltas the
-	 * one-byte case misses). */
-	if (end - q >= 2 && q[1] < 0x80) {
-		*v = (uint32_t)(q[0] & 0x7f) | (uint32_t)q[1] << 7;
+	 * one-byte case misses).  Signed, for the BPF build's unsigned
+	 * positions as for pointers. */
+	if ((int64_t)(end - q) >= 2 && pclnrt_load8(q + 1) < 0x80) {
+		*v = (pclnrt_load8(q) & 0x7f) | pclnrt_load8(q + 1) << 7;
 		*p = q + 2;
 		return 0;
 	}
@@ -504,7 +550,7 @@ pclnrt_uvarint(const uint8_t **p, const uint8_t *end, uint32_t *v)
 		uint8_t b;
 		if (q >= end)
 			return -1;
-		b = *q++;
+		b = (uint8_t)pclnrt_load8(q++);
 		if (shift == 28 && b > 0x0f)
 			return -2;
 		x |= (uint32_t)(b & 0x7f) << shift;
@@ -523,6 +569,30 @@ pclnrt_unzigzag(uint32_t u)
 	return (int32_t)((u >> 1) ^ (0u - (u & 1)));
 }
 
+/* --- the varint writer: the only one in the project ---
+ *
+ * Write V as a uvarint to BUF (room for PCLN_VARINT_MAX bytes); return
+ * the bytes written.  pclnrt_zigzag maps a signed delta to the unsigned
+ * value pclnrt_unzigzag undoes. */
+static inline unsigned
+pclnrt_put_uvarint(uint8_t *buf, uint32_t v)
+{
+	unsigned n = 0;
+
+	while (v >= 0x80) {
+		buf[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	buf[n++] = (uint8_t)v;
+	return n;
+}
+
+static inline uint32_t
+pclnrt_zigzag(int32_t v)
+{
+	return ((uint32_t)v << 1) ^ (0u - ((uint32_t)v >> 31));
+}
+
 /* --- the pc-value stepper: the only one in the project ---
  *
  * State of a walk over one pc-value table.  Initialise with
@@ -530,8 +600,8 @@ pclnrt_unzigzag(uint32_t u)
  * After a return of 1 the row is: VALUE holds for [PC, NEXTPC).
  */
 struct pclnrt_pcstep {
-	const uint8_t *p;	/* next byte to decode */
-	const uint8_t *end;	/* end of the blob: no read at or past it */
+	pclnrt_bptr p;		/* next byte to decode */
+	pclnrt_bptr end;	/* end of the blob: no read at or past it */
 	uint64_t pc;		/* start of the current row */
 	uint64_t nextpc;	/* end of the current row */
 	int32_t value;		/* value of the current row */
@@ -540,8 +610,8 @@ struct pclnrt_pcstep {
 };
 
 static inline void
-pclnrt_pcstep_init(struct pclnrt_pcstep *s, const uint8_t *table,
-    const uint8_t *end, uint64_t entry, uint32_t quantum)
+pclnrt_pcstep_init(struct pclnrt_pcstep *s, pclnrt_bptr table,
+    pclnrt_bptr end, uint64_t entry, uint32_t quantum)
 {
 	s->p = table;
 	s->end = end;
@@ -589,12 +659,12 @@ pclnrt_pcstep(struct pclnrt_pcstep *s)
  * still checks entry(*I) <= PC < entry(*I + 1)).  At most maxscan
  * (<= PCLN_FIDX_SCAN_LIMIT) loop steps; no division. */
 static inline int
-pclnrt_index_ok(const uint8_t *ix, uint64_t ixlen, int big, uint64_t minpc,
+pclnrt_index_ok(pclnrt_bptr ix, uint64_t ixlen, int big, uint64_t minpc,
     uint64_t maxpc)
 {
 	uint64_t shift, nb;
 
-	if (ix == NULL || ixlen < PCLN_FIDX_HDR || maxpc <= minpc)
+	if (!ix || ixlen < PCLN_FIDX_HDR || maxpc <= minpc)
 		return 0;
 	shift = pclnrt_load32(ix + PCLN_FIDX_SHIFT, big);
 	nb = pclnrt_load32(ix + PCLN_FIDX_NBUCKET, big);
@@ -605,11 +675,11 @@ pclnrt_index_ok(const uint8_t *ix, uint64_t ixlen, int big, uint64_t minpc,
 }
 
 static inline int
-pclnrt_index_find(const uint8_t *ix, const uint8_t *functab, unsigned ps,
+pclnrt_index_find(pclnrt_bptr ix, pclnrt_bptr functab, unsigned ps,
     int big, uint64_t nfunc, uint64_t minpc, uint64_t pc, uint64_t *i)
 {
 	uint64_t off = pc - minpc, shift, b, k, n, maxscan;
-	const uint8_t *rec;
+	pclnrt_bptr rec;
 
 	shift = pclnrt_load32(ix + PCLN_FIDX_SHIFT, big);
 	maxscan = pclnrt_load32(ix + PCLN_FIDX_MAXSCAN, big);
@@ -618,11 +688,12 @@ pclnrt_index_find(const uint8_t *ix, const uint8_t *functab, unsigned ps,
 		return -1;
 	rec = ix + PCLN_FIDX_HDR + PCLN_FIDX_BUCKET * b;
 	n = (uint64_t)pclnrt_load32(rec, big) +
-	    rec[4 + ((off >> shift) & (PCLN_FIDX_NSUB - 1))];
+	    pclnrt_load8(rec + 4 + ((off >> shift) & (PCLN_FIDX_NSUB - 1)));
 	if (n >= nfunc)
 		return -1;
 	/* functab + 2 * ps * (n + 1) is entry n + 1 (the sentinel at most). */
-	for (k = 0; k < maxscan && n + 1 < nfunc; k++) {
+	for (k = 0; k < maxscan && n + 1 < nfunc &&
+	    PCLNRT_BOUND(k, PCLN_FIDX_SCAN_LIMIT); k++) {
 		if (pclnrt_loadptr(functab + 2 * ps * (n + 1), ps, big) > pc)
 			break;
 		n++;
@@ -641,17 +712,25 @@ pclnrt_index_find(const uint8_t *ix, const uint8_t *functab, unsigned ps,
  * the entry).  Every read is checked against the function's block, so a
  * damaged section gives 0 or a wrong checkpoint, never a read outside
  * it.  At most 33 + 33 loop steps (two binary searches over uint32
- * counts; a valid block has at most 3 + 1024 descriptors), no division. */
+ * counts; a valid block has at most 3 + 1024 descriptors), no division.
+ *
+ * Whatever it returns, it also stores in OUT->LO, OUT->HI the PCOFF
+ * interval [LO, HI) over which the same call gives the same answer (the
+ * same checkpoint, or 0): the bounds the search's comparisons put on
+ * PCOFF, so the interval is exact even for an unsorted, damaged array.
+ * In a valid block it is [this pcoff, the next pcoff).  The pc-value
+ * cache relies on it to return exactly what the uncached lookup would. */
 struct pclnrt_ckpt {
 	uint32_t pcoff;
 	uint32_t byteoff;
 	int32_t value;
+	uint64_t lo, hi;	/* the PCOFF interval of this answer */
 };
 
 static inline int
-pclnrt_ckpt_ok(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc)
+pclnrt_ckpt_ok(pclnrt_bptr ck, uint64_t cklen, int big, uint64_t nfunc)
 {
-	if (ck == NULL || cklen < PCLN_CKPT_HDR)
+	if (!ck || cklen < PCLN_CKPT_HDR)
 		return 0;
 	return pclnrt_load32(ck + PCLN_CKPT_STRIDE, big) >= 1 &&
 	    cklen == PCLN_CKPT_HDR + 4 * (nfunc + 1) +
@@ -659,12 +738,14 @@ pclnrt_ckpt_ok(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc)
 }
 
 static inline int
-pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
+pclnrt_ckpt_find(pclnrt_bptr ck, uint64_t cklen, int big, uint64_t nfunc,
     uint64_t fi, uint32_t table, uint64_t pcoff, struct pclnrt_ckpt *out)
 {
-	uint64_t b0, b1, bl, nd, lo, hi, mid, first, cnt, w, aw;
-	const uint8_t *blk, *d, *a;
+	uint64_t b0, b1, bl, nd, lo, hi, mid, first, cnt, w, aw, k = 0;
+	pclnrt_bptr blk, d, a;
 
+	out->lo = 0;
+	out->hi = UINT64_MAX;
 	if (fi >= nfunc)
 		return 0;
 	b0 = pclnrt_load32(ck + PCLN_CKPT_HDR + 4 * fi, big);
@@ -680,7 +761,7 @@ pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
 	/* The descriptor of TABLE, sorted by table. */
 	lo = 0;
 	hi = nd;
-	while (hi - lo > 1) {
+	PCLNRT_WHILE(k, 33, hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (pclnrt_load16(blk + 4 + PCLN_CKPT_DESC * mid, big) <= table)
 			lo = mid;
@@ -700,15 +781,18 @@ pclnrt_ckpt_find(const uint8_t *ck, uint64_t cklen, int big, uint64_t nfunc,
 	/* The last pcoff <= PCOFF. */
 	lo = 0;
 	hi = cnt;
-	while (lo < hi) {
+	PCLNRT_WHILE(k, 33, lo < hi) {
 		uint64_t p;
 		mid = lo + (hi - lo) / 2;
 		p = w == 2 ? pclnrt_load16(a + 2 * mid, big) :
 		    pclnrt_load32(a + 4 * mid, big);
-		if (p <= pcoff)
+		if (p <= pcoff) {
 			lo = mid + 1;
-		else
+			out->lo = p > out->lo ? p : out->lo;
+		} else {
 			hi = mid;
+			out->hi = p < out->hi ? p : out->hi;
+		}
 	}
 	if (lo == 0)
 		return 0;
@@ -758,14 +842,15 @@ pclnrt_sizing_table(uint64_t k)
 }
 
 static inline int
-pclnrt_table_end(const uint8_t *p, const uint8_t *end, uint64_t entry,
+pclnrt_table_end(pclnrt_bptr p, pclnrt_bptr end, uint64_t entry,
     uint32_t q, uint64_t limit, uint64_t *out)
 {
 	struct pclnrt_pcstep s;
-	int rc;
+	unsigned k = 0;
+	int rc = 1;
 
 	pclnrt_pcstep_init(&s, p, end, entry, q);
-	while ((rc = pclnrt_pcstep(&s)) == 1)
+	PCLNRT_WHILE(k, PCLNRT_BPF_MAXROWS, (rc = pclnrt_pcstep(&s)) == 1)
 		if (s.nextpc < s.pc || s.nextpc > limit)
 			return -1;
 	if (rc != 0)
@@ -775,7 +860,7 @@ pclnrt_table_end(const uint8_t *p, const uint8_t *end, uint64_t entry,
 }
 
 static inline uint64_t
-pclnrt_table_size(const uint8_t *p, const uint8_t *end, uint32_t q)
+pclnrt_table_size(pclnrt_bptr p, pclnrt_bptr end, uint32_t q)
 {
 	struct pclnrt_pcstep s;
 
@@ -786,7 +871,7 @@ pclnrt_table_size(const uint8_t *p, const uint8_t *end, uint32_t q)
 }
 
 static inline int
-pclnrt_func_end(const uint8_t *b, uint64_t len, uint64_t tabend, unsigned ps,
+pclnrt_func_end(pclnrt_bptr b, uint64_t len, uint64_t tabend, unsigned ps,
     int big, uint32_t q, uint64_t funcoff, uint64_t entry, uint64_t next,
     uint64_t *end)
 {
@@ -795,7 +880,8 @@ pclnrt_func_end(const uint8_t *b, uint64_t len, uint64_t tabend, unsigned ps,
 	    big);
 	uint32_t off;
 
-	for (k = 0; k < 3 + npcdata; k++) {
+	for (k = 0; k < 3 + npcdata && PCLNRT_BOUND(k, PCLNRT_BPF_MAXTABS);
+	    k++) {
 		t = pclnrt_sizing_table(k);
 		slot = funcoff + (t < PCLN_TAB_PCDATA(0) ?
 		    PCLN_FUNC_PCSP(ps) + 4 * t :
@@ -826,24 +912,24 @@ pclnrt_func_end(const uint8_t *b, uint64_t len, uint64_t tabend, unsigned ps,
  * unsorted table; the caller still checks entry(I) <= PC < entry(I + 1)
  * (an unsorted table can break it). */
 PCLNRT_INLINE uint64_t
-pclnrt_ftab_entry(const uint8_t *functab, unsigned ps, int big, uint64_t i)
+pclnrt_ftab_entry(pclnrt_bptr functab, unsigned ps, int big, uint64_t i)
 {
 	return pclnrt_loadptr(functab + 2 * (uint64_t)ps * i, ps, big);
 }
 
 PCLNRT_INLINE uint64_t
-pclnrt_functab_find(const uint8_t *functab, unsigned ps, int big,
-    uint64_t nfunc, const uint8_t *ix, uint64_t minpc, uint64_t pc)
+pclnrt_functab_find(pclnrt_bptr functab, unsigned ps, int big,
+    uint64_t nfunc, pclnrt_bptr ix, uint64_t minpc, uint64_t pc)
 {
-	uint64_t lo = 0, hi = nfunc, mid;
+	uint64_t lo = 0, hi = nfunc, mid, k = 0;
 
-	if (ix != NULL && pclnrt_index_find(ix, functab, ps, big, nfunc,
+	if (ix && pclnrt_index_find(ix, functab, ps, big, nfunc,
 	    minpc, pc, &lo) == 0 &&
 	    pclnrt_ftab_entry(functab, ps, big, lo) <= pc &&
 	    pclnrt_ftab_entry(functab, ps, big, lo + 1) > pc)
 		return lo;
 	lo = 0;
-	while (hi - lo > 1) {
+	PCLNRT_WHILE(k, PCLNRT_BPF_MAXSEARCH, hi - lo > 1) {
 		mid = lo + (hi - lo) / 2;
 		if (pclnrt_ftab_entry(functab, ps, big, mid) <= pc)
 			lo = mid;
@@ -860,21 +946,41 @@ pclnrt_functab_find(const uint8_t *functab, unsigned ps, int big,
  * accepted for NFUNC functions, or NULL.  Move S to the table's last
  * checkpoint at or before PC, if there is one inside the blob; else
  * leave S at the table's start.  Either way the next pclnrt_pcstep
- * decodes the row holding the checkpoint's end. */
+ * decodes the row holding the checkpoint's end.
+ *
+ * pclnrt_pcstep_seek_range does the same and, if GOT is not NULL,
+ * stores in GOT->LO, GOT->HI the interval of PC - entry over which the
+ * same starting point is chosen (pclnrt_ckpt_find's; all of them
+ * without checkpoints): the pc-value cache's exactness needs it. */
 PCLNRT_INLINE void
-pclnrt_pcstep_seek(struct pclnrt_pcstep *s, const uint8_t *ck,
+pclnrt_pcstep_seek_range(struct pclnrt_pcstep *s, pclnrt_bptr ck,
     uint64_t cklen, int big, uint64_t nfunc, uint64_t fi, uint32_t table,
-    uint64_t pc)
+    uint64_t pc, struct pclnrt_ckpt *got)
 {
 	struct pclnrt_ckpt c;
 
-	if (ck != NULL && pclnrt_ckpt_find(ck, cklen, big, nfunc, fi, table,
+	c.lo = 0;
+	c.hi = UINT64_MAX;
+	if (ck && pclnrt_ckpt_find(ck, cklen, big, nfunc, fi, table,
 	    pc - s->pc, &c) && c.byteoff < (uint64_t)(s->end - s->p)) {
 		s->p += c.byteoff;
 		s->pc = s->nextpc = s->pc + c.pcoff;
 		s->value = c.value;
 		s->first = 0;
 	}
+	if (got != NULL) {
+		got->lo = c.lo;
+		got->hi = c.hi;
+	}
+}
+
+PCLNRT_INLINE void
+pclnrt_pcstep_seek(struct pclnrt_pcstep *s, pclnrt_bptr ck,
+    uint64_t cklen, int big, uint64_t nfunc, uint64_t fi, uint32_t table,
+    uint64_t pc)
+{
+	pclnrt_pcstep_seek_range(s, ck, cklen, big, nfunc, fi, table, pc,
+	    NULL);
 }
 
 #endif /* PCLNRT_FORMAT_H */

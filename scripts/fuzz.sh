@@ -3,9 +3,10 @@
 #
 # BUILDDIR (default _build-fuzz) is configured with CC=clang
 # --enable-fuzzing; without BUILDDIR the script makes it from scratch.
-# Each target runs FUZZ_SECONDS seconds (default 30) on a scratch copy of
-# its seed corpus fuzz/corpus/<target>/ (the committed seeds are never
-# changed).  Prints one line per target: executions, corpus size and
+# Each target (every fuzz/fuzz_* program built in BUILDDIR) runs
+# FUZZ_SECONDS seconds (default 30) on a scratch copy of its seed corpus
+# fuzz/corpus/<target>/ and its crash seeds fuzz/crashes/<target>/ (the
+# committed files are never changed; scripts/fuzz-long.sh adds to them).  Prints one line per target: executions, corpus size and
 # crashes; a crash, leak or timeout leaves its input in
 # BUILDDIR/fuzz-out/<target>/ and makes the script fail.  To turn a crash
 # into a regression test, see the README's "Reliability" section.
@@ -13,22 +14,8 @@ set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 secs=${FUZZ_SECONDS:-30}
-if [ $# -ge 1 ]; then
-	b=$1
-else
-	b=$top/_build-fuzz
-	if [ ! -f "$b/Makefile" ] || [ configure -nt "$b/config.status" ]; then
-		mkdir -p "$b"
-		(cd "$b" && CC=clang "$top/configure" --enable-fuzzing \
-		    --enable-werror -q)
-	fi
-	make -C "$b" -j"$(nproc)" >/dev/null
-fi
-targets="fuzz_blob fuzz_runtime fuzz_desc fuzz_varint fuzz_elf fuzz_goimport
-fuzz_perf"
-# The DWARF importer's target exists when configure found libdw.
-[ ! -x "$b/fuzz/fuzz_dwarf" ] || targets="$targets fuzz_dwarf"
-[ ! -x "$b/fuzz/fuzz_dwp" ] || targets="$targets fuzz_dwp"
+. "$top/scripts/fuzz-common.sh"
+fuzz_setup "$@"
 out=$b/fuzz-out
 rm -rf "$out"
 fails=0
@@ -38,6 +25,7 @@ for t in $targets; do
 	[ -x "$exe" ] || { echo "fuzz.sh: $exe not built" >&2; exit 2; }
 	mkdir -p "$out/$t/corpus"
 	cp "$top/fuzz/corpus/$t/"* "$out/$t/corpus/" 2>/dev/null || true
+	cp "$top/fuzz/crashes/$t/"* "$out/$t/corpus/" 2>/dev/null || true
 	nseed=$(ls "$out/$t/corpus" | wc -l)
 	rc=0
 	ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \

@@ -7,19 +7,21 @@ cd "$(dirname "$0")/.."
 top=$(pwd)
 
 # linux-perf: pclndump perf's tests record profiles and compare with
-# perf script (tests/perf-record.sh).
+# perf script (tests/perf-record.sh); also the JIT example's perf test.
 # googletest, libstb-dev: the real C++ and C programs tests/real-a2l.sh
 # builds from their sources.
 # debuginfod ... xz-utils: finding debug information (lib/find): debuginfod
 # and its client library, libzstd and liblzma, eu-addr2line, libc's debug
 # files.
+# libbpf-dev bpftool: the BPF build of the runtime (bpf/).
 pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
 libdw-dev libelf-dev binutils python3 golang-go clang libclang-rt-14-dev
 gdb llvm
 libiberty-dev
 linux-perf
 googletest libstb-dev
-debuginfod libdebuginfod-dev libzstd-dev liblzma-dev elfutils libc6-dbg xz-utils"
+debuginfod libdebuginfod-dev libzstd-dev liblzma-dev elfutils libc6-dbg xz-utils
+libbpf-dev bpftool"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
@@ -39,6 +41,6 @@ fi
 mkdir -p _build
 cd _build
 if [ ! -f Makefile ] || [ ../configure -nt config.status ]; then
-	../configure --enable-werror ${PCLN_CONFIGURE_FLAGS:-}
+	../configure --enable-werror --with-bpf ${PCLN_CONFIGURE_FLAGS:-}
 fi
 make -j"$(nproc)"

@@ -2,9 +2,10 @@
 # scripts/test.sh -- the whole test suite from a fresh Debian 12 machine:
 # set-up (scripts/setup.sh), then `make check` and `make distcheck`, the
 # in-tree build of a fresh clone (scripts/intree.sh), then the suite again
-# under ASan/UBSan/LSan (scripts/sanitize.sh, in _build-san) and a short
-# run of every fuzz target (scripts/fuzz.sh, in _build-fuzz, FUZZ_SECONDS
-# each, default 30).
+# under ASan/UBSan/LSan (scripts/sanitize.sh, in _build-san), the
+# runtime's concurrency test under ThreadSanitizer (scripts/tsan.sh, in
+# _build-tsan) and a short run of every fuzz target (scripts/fuzz.sh, in
+# _build-fuzz, FUZZ_SECONDS each, default 30).
 set -eu
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -20,6 +21,7 @@ make -j"$(nproc)" distcheck
 cd ..
 ./scripts/intree.sh
 ./scripts/sanitize.sh
+./scripts/tsan.sh
 ./scripts/fuzz.sh
 # The closing line: the main build's count (every later step passed, or
 # set -e would have stopped us).

@@ -7,11 +7,14 @@
  * allocation fails must give the right answer, which ends the sweep.
  * Operations: a link of examples/hello.pcln + hello_lib.pcln, a builder
  * from new to write, an open (with verification) plus a reverse line
- * lookup, and a Go import + write of a Go 1.2 table.
+ * lookup, a Go import + write of a Go 1.2 table, and pcln_write_files
+ * of a new and an existing file (which also must leave no temporary and
+ * the existing file as it was).
  */
 #include <config.h>
 
 #include <check.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,8 @@
 #include "pcln.h"
 #include "pcln_go.h"
 #include "pcln_link.h"
+#include "pcln_out.h"
+#include <unistd.h>
 
 #define MAXSWEEP 200000
 
@@ -328,6 +333,79 @@ START_TEST(test_goimport)
 }
 END_TEST
 
+/* The files in DIR, "." and ".." not counted. */
+static int
+nfiles(const char *dir)
+{
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) != NULL)
+		n += e->d_name[0] != '.' || (e->d_name[1] != 0 &&
+		    (e->d_name[1] != '.' || e->d_name[2] != 0));
+	closedir(d);
+	return n;
+}
+
+static void
+contents(const char *path, const char *want)
+{
+	char buf[64];
+	size_t n;
+	FILE *fp = fopen(path, "rb");
+
+	ck_assert_ptr_nonnull(fp);
+	n = fread(buf, 1, sizeof buf - 1, fp);
+	fclose(fp);
+	buf[n] = 0;
+	ck_assert_str_eq(buf, want);
+}
+
+START_TEST(test_write_files)
+{
+	char dir[] = "/tmp/check_alloc.XXXXXX", a[64], b[64];
+	long n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(a, sizeof a, "%s/new.blob", dir);
+	snprintf(b, sizeof b, "%s/old.map", dir);
+	for (n = 1; n < MAXSWEEP; n++) {
+		pcln_outbuf o[2] = { { a, "blob", 4 }, { b, "map", 3 } };
+		pcln_err err;
+		int rc, done;
+		FILE *fp;
+
+		ck_assert_ptr_nonnull(fp = fopen(b, "w"));
+		fputs("old", fp);
+		fclose(fp);
+		unlink(a);
+		memset(&err, 0, sizeof err);
+		base = failmalloc_outstanding();
+		failmalloc_arm(n);
+		rc = pcln_write_files(o, 2, &err);
+		done = sweep_step(n, rc, &err, "write files");
+		assert_no_leak(n, "write files");
+		if (done) {
+			contents(a, "blob");
+			contents(b, "map");
+			break;
+		}
+		/* Nothing changed: the old file, no temporary. */
+		contents(b, "old");
+		ck_assert_int_eq(nfiles(dir), 1);
+	}
+	ck_assert_int_gt(n, 5);
+	ck_assert_int_lt(n, MAXSWEEP);
+	printf("check_alloc: write files: %ld allocations, each failed "
+	    "once\n", n - 1);
+	unlink(a);
+	unlink(b);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 static Suite *
 alloc_suite(void)
 {
@@ -339,6 +417,7 @@ alloc_suite(void)
 	tcase_add_loop_test(tc, test_builder, 0, 2);
 	tcase_add_loop_test(tc, test_open, 0, 3);
 	tcase_add_test(tc, test_goimport);
+	tcase_add_test(tc, test_write_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -13,6 +13,7 @@
 #include "desc.h"
 #include "pcln.h"
 #include "pcln_link.h"
+#include "pcln_out.h"
 
 /* --- failing allocator ------------------------------------------------
  *

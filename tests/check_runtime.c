@@ -1,5 +1,5 @@
 /* check_runtime.c -- the runtime's Check suites: lookups, tracebacks,
- * corrupt blobs, modules. */
+ * corrupt blobs, modules (the code map), JIT functions. */
 #include <stdlib.h>
 
 #include "test_rt.h"
@@ -13,6 +13,7 @@ main(void)
 	srunner_add_suite(sr, rt_traceback_suite());
 	srunner_add_suite(sr, rt_corrupt_suite());
 	srunner_add_suite(sr, rt_module_suite());
+	srunner_add_suite(sr, rt_jit_suite());
 	srunner_run_all(sr, CK_NORMAL);
 	nfail = srunner_ntests_failed(sr);
 	srunner_free(sr);

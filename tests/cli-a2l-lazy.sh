@@ -22,16 +22,11 @@
 use_real_tools ld
 test_workdir cli-a2l-lazy
 
-# pcs BLOB: every pc from 16 bytes before the text to 16 after it, one per
-# line, in hex, then a few symbols.
+. "$top_srcdir/tests/lazy.sh"
+
+# pcs BLOB: text_pcs, then a few symbols.
 pcs() {
-	"$D" summary "$1" | sed -n 's/^text: *\[0x\([0-9a-f]*\), 0x\([0-9a-f]*\))$/\1 \2/p' |
-	    { read -r lo hi
-	      i=$((0x$lo - 16))
-	      while [ "$i" -lt $((0x$hi + 16)) ]; do
-		printf '0x%x\n' "$i"
-		i=$((i + 1))
-	      done; }
+	text_pcs "$1"
 	"$D" functions "$1" | awk 'NR > 1 { print $7; print $7 "+4" }'
 }
 
@@ -57,11 +52,7 @@ same() {
 }
 
 # --- the blobs -----------------------------------------------------------
-cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
-"$LD" -o hello.blob hello.pcln hello_lib.pcln &&
-    "$LD" --go12 -o hello12.blob hello.pcln hello_lib.pcln &&
-    "$LD" -o be32.blob "$top_srcdir/tests/pclndump/be32.pcln" ||
-    { echo "FAIL: pclnld" >&2; exit 1; }
+lazy_blobs
 
 # --- 1. lazy = --verify on sound blobs ------------------------------------
 same hello.blob
@@ -114,11 +105,6 @@ else
 fi
 
 # --- 2. lazy skips the verifier: a wrong checksum --------------------------
-len=$(wc -c <hello.blob)
-cp hello.blob badsum.blob
-# The checksum is bytes [len - 16, len - 8) of the footer.
-printf '\125' | dd of=badsum.blob bs=1 seek=$((len - 12)) conv=notrunc \
-    2>/dev/null
 ncase=$((ncase + 1))
 "$D" verify badsum.blob >/dev/null 2>&1 && fail "badsum.blob: verify passes"
 "$D" addr2line -e badsum.blob -f <hello.blob.pcs >lazy.out 2>lazy.err
@@ -132,16 +118,7 @@ rc=$?
     grep -q '^pclndump: badsum.blob: checksum mismatch' ver.err ||
     fail "badsum.blob: --verify: exit $rc: $(cat ver.out ver.err)"
 
-# --- 3. one function's pcln table damaged ---------------------------------
-# main.greet [0x1090, 0x10c8): its pcln table's first row becomes
-# (value delta, pc delta 0x7f), which runs past the function's end.
-off=$("$D" func hello.blob main.greet | sed -n 's/^  pcln (table at \(0x[0-9a-f]*\)):$/\1/p')
-[ -n "$off" ] || { echo "FAIL: no pcln table offset for main.greet" >&2; exit 1; }
-[ "$("$D" func hello.blob '*' | grep -c "(table at $off)")" -eq 1 ] ||
-    fail "main.greet's pcln table at $off is shared"
-cp hello.blob bad.blob
-printf '\177' | dd of=bad.blob bs=1 seek=$((off + 1)) conv=notrunc \
-    2>/dev/null
+# --- 3. one function's pcln table damaged (bad.blob: main.greet) ----------
 "$D" verify bad.blob >/dev/null 2>verify.err &&
     fail "bad.blob: verify passes"
 grep -q "function 2 pcln table at $off" verify.err ||
@@ -215,25 +192,13 @@ hello.go:5" ] || fail "bad.blob 0x1000 alone: exit $rc: $(cat one.out one.err)"
     fail "summary --verify"
 
 # --- 4. flips and cuts: an answer, never a crash ----------------------------
-# flips.py BLOB STEP: write flipN.blob (byte N xor 0x5a) and cutN.blob
-# (the first N bytes) for every STEP-th N; print the Ns.
 if python3 -c '' 2>/dev/null; then
-	cat >flips.py <<'EOF'
-import sys
-b = open(sys.argv[1], "rb").read()
-for i in range(0, len(b), int(sys.argv[2])):
-    c = bytearray(b)
-    c[i] ^= 0x5a
-    open("flip%d.blob" % i, "wb").write(c)
-    open("cut%d.blob" % i, "wb").write(b[:i])
-    print(i)
-EOF
 	# Every 3rd flip of the blob with a trailer, every 5th of the plain
 	# one; every 16th cut (a few seconds in all).
 	for spec in hello.blob:3 hello12.blob:5; do
 		blob=${spec%:*}
 		nwarn=0
-		for i in $(python3 flips.py "$blob" "${spec#*:}"); do
+		for i in $(flips "$blob" "${spec#*:}"); do
 			for f in flip$i.blob cut$i.blob; do
 				case $f in
 				cut*) [ $((i % 16)) -eq 0 ] || continue ;;

@@ -34,11 +34,6 @@ test_workdir cli-badinput
 cp "$top_srcdir/examples/hello.pcln" "$top_srcdir/examples/hello_lib.pcln" .
 "$LD" -o hello.blob hello.pcln hello_lib.pcln || { fail "hello link"; exit 1; }
 
-# No file but the expected ones, no temporary (".NAME.XXXXXX").
-no_temp() {
-	ls -a "${2:-.}" | grep -q '^\.[^.]' && fail "$1: temporary left: $(ls -a "${2:-.}")"
-}
-
 # --- 1. descriptions with errors ----------------------------------------
 cp hello.blob out.bin
 sum=$(cksum <out.bin)
@@ -198,7 +193,7 @@ out_error missing-dir nodir/out.blob 'No such file or directory'
 out_error file-as-dir hello.pcln/out.blob 'Not a directory'
 out_error proc /proc/out.blob 'No such file or directory'
 # A file-size limit: the write fails half way, the old output stays.
-awk 'BEGIN { for (i = 0; i < 300; i++) printf "func g%d size 32\n\tpcln 0:%d 8:%d\nend\n", i, i, i + 1 }' >big.pcln
+big_pcln big.pcln
 cp hello.blob keep.blob
 sum=$(cksum <keep.blob)
 (

@@ -9,6 +9,9 @@
 # program behind a libtool wrapper; use_real_tools, to run pclndump (and
 # with "ld", pclnld) itself rather than through its wrapper.  A script
 # that must undo more at exit than removing $work defines cleanup_hook.
+# For the output tests: no_temp NAME [DIR], a failure if DIR (default .)
+# holds a dot file (a temporary left); big_pcln FILE, a description of
+# 300 functions (a blob of ~21 KB, a map of ~17 KB).
 
 set -u
 : "${top_builddir:=.}" "${top_srcdir:=.}"
@@ -58,4 +61,13 @@ test_workdir() {
 	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 99
 	trap test_cleanup EXIT
 	cd "$work" || exit 99
+}
+
+no_temp() {
+	ls -a "${2:-.}" | grep -q '^\.[^.]' &&
+	    fail "$1: temporary left: $(ls -a "${2:-.}" | grep '^\.[^.]')"
+}
+
+big_pcln() {
+	awk 'BEGIN { for (i = 0; i < 300; i++) printf "func g%d size 32\n\tpcln 0:%d 8:%d\nend\n", i, i, i + 1 }' >"$1"
 }

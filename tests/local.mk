@@ -13,6 +13,6 @@ include $(srcdir)/tests/ckpt.mk
 include $(srcdir)/tests/find.mk
 
 # The preamble the CLI test scripts source.
-dist_check_DATA += tests/lib.sh
+dist_check_DATA += tests/lib.sh tests/lazy.sh
 include $(srcdir)/tests/demangle.mk
 include $(srcdir)/tests/perf.mk

@@ -78,3 +78,7 @@ tests_pclndump_check_size_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_pclndump_check_size_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_pclndump_check_size_LDADD = lib/libpcln.la $(CHECK_LIBS)
 TESTS += tests/pclndump/check_size
+
+# func, lookup and line check only the functions they read.
+TESTS += tests/cli-dump-lazy.sh
+dist_check_SCRIPTS += tests/cli-dump-lazy.sh

@@ -1,6 +1,7 @@
 ## tests/reliability.mk -- reliability tests, included by tests/local.mk:
 ## allocation failure swept over every N, the runtime's checksum against
-## libxxhash, and bad input end to end through the tools.
+## libxxhash, bad input end to end through the tools, output files and
+## signals.
 
 # Every allocation of the code linked in statically goes through the
 # failing allocator (tests/failmalloc.c), by ld's --wrap.
@@ -30,3 +31,8 @@ tests_check_checksum_LDADD = runtime/libpclnrt.la $(CHECK_LIBS) \
 TESTS += tests/cli-badinput.sh
 dist_check_SCRIPTS += tests/cli-badinput.sh
 EXTRA_DIST += tests/badinput
+
+# Output files: kinds, modes, links, the same file twice, every write
+# error of every output; signals during a write and stale temporaries.
+TESTS += tests/cli-outputs.sh tests/cli-signals.sh
+dist_check_SCRIPTS += tests/cli-outputs.sh tests/cli-signals.sh

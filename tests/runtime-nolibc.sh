@@ -15,7 +15,7 @@ set -u
 srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 builddir=${top_builddir:-.}
 NM=${NM:-nm}
-srcs="pclnrt.c module.c traceback.c checksum.c inline.c"
+srcs="pclnrt.c module.c codemap.c traceback.c checksum.c inline.c jit.c"
 
 cc=
 if [ -f "$builddir/Makefile" ]; then

@@ -87,5 +87,6 @@ Suite *rt_lookup_suite(void);
 Suite *rt_traceback_suite(void);
 Suite *rt_corrupt_suite(void);
 Suite *rt_module_suite(void);
+Suite *rt_jit_suite(void);
 
 #endif /* TEST_RT_H */

@@ -74,7 +74,7 @@ try_blob(const struct rt_model *m, const uint8_t *blob, size_t len,
 {
 	struct rt_guard g;
 	pclnrt_module mod;
-	_Atomic(pclnrt_module *) slot[1];
+	static unsigned char regmem[PCLNRT_REGISTRY_SIZE(1, 8, 0)];
 	pclnrt_registry reg;
 	pclnrt_frame fr[8];
 	pclnrt_stopinfo si;
@@ -99,7 +99,8 @@ try_blob(const struct rt_model *m, const uint8_t *blob, size_t len,
 			probe(t, f->entry + f->size - 1);
 			probe(t, f->entry + f->size);
 		}
-		pclnrt_registry_init(&reg, slot, 1);
+		RT_EQ(pclnrt_registry_init(&reg, regmem, sizeof regmem, 1, 0),
+		    PCLNRT_OK);
 		RT_EQ(pclnrt_register(&reg, &mod), PCLNRT_OK);
 		memset(&w, 0, sizeof w);
 		w.modules = &reg;

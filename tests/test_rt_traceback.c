@@ -128,7 +128,7 @@ struct env {
 	uint8_t *blob[2];
 	size_t len[2];
 	pclnrt_module mod[2];
-	_Atomic(pclnrt_module *) slots[4];
+	unsigned char regmem[PCLNRT_REGISTRY_SIZE(4, 32, 0)];
 	pclnrt_registry reg;
 	struct fakemem mem;
 	pclnrt_walk w;
@@ -153,7 +153,8 @@ env_init(struct env *e, int i)
 	    e->len[0], e->bias[0], "main"), 0);
 	ck_assert_int_eq(pclnrt_module_init(&e->mod[1], e->blob[1],
 	    e->len[1], e->bias[1], "lib"), 0);
-	pclnrt_registry_init(&e->reg, e->slots, 4);
+	ck_assert_int_eq(pclnrt_registry_init(&e->reg, e->regmem,
+	    sizeof e->regmem, 4, 0), 0);
 	ck_assert_int_eq(pclnrt_register(&e->reg, &e->mod[0]), 0);
 	ck_assert_int_eq(pclnrt_register(&e->reg, &e->mod[1]), 0);
 	memset(&e->mem, 0, sizeof e->mem);

@@ -97,6 +97,11 @@ typedef struct dump_input {
 	int trusted;		/* opened without the verifier (DUMP_OPEN_LAZY) */
 	void *cached;		/* the pcln_cached holding BLOB, or NULL */
 	const char *program;	/* with --table: the ELF file it is for */
+	/* IN.trusted: per function FUNC_UNCHECKED, FUNC_OK or FUNC_DAMAGED
+	 * (dump_func_usable; calloc'ed at the first check), and whether a
+	 * damaged function was met. */
+	unsigned char *fstate;
+	int damaged;
 } dump_input;
 
 /* Read PATH ("-" is stdin) and find the blob: the whole file, or the
@@ -118,6 +123,12 @@ void dump_close(dump_input *in);
 /* pcln_verify on IN's blob (after dump_load), with the same second chance
  * for a table that may be Go's as dump_open.  0, or -1 with ERR. */
 int dump_verify_blob(dump_input *in, pcln_err *err);
+/* May function I of IN be read?  On a blob opened lazily, checks it the
+ * first time as pcln_verify would (pcln_verify_func: that function's
+ * data only) and, if it is damaged, says so once (THEN: what becomes of
+ * it, e.g. "its pcs are answered as unknown") and sets IN->damaged.
+ * Always 1 on a verified blob. */
+int dump_func_usable(dump_input *in, size_t i, const char *then);
 /* Print a library error about IN: "PROG: PATH[ section S]: WHAT: MSG". */
 void dump_report(const dump_input *in, const pcln_err *err);
 /* The symbolic name of error code CODE ("PCLN_EPCTAB"). */

@@ -61,14 +61,7 @@ struct a2l {
 	int rt_ok;
 	unsigned width;		/* hex digits of -a */
 	uint64_t mask;
-	/* Unverified blob (IN.trusted): per function FUNC_UNCHECKED,
-	 * FUNC_OK or FUNC_DAMAGED (calloc'ed at the first lookup), and
-	 * whether a pc in a damaged function was asked. */
-	unsigned char *fstate;
-	int damaged;
 };
-
-enum { FUNC_UNCHECKED, FUNC_OK, FUNC_DAMAGED };
 
 static int
 isspace_c(int c)
@@ -186,43 +179,6 @@ print_name(const struct a2l *a, const char *name)
 	free(dm);
 }
 
-/* May function I be answered from?  Checks it the first time (lazy
- * mode only) and warns once if it is damaged. */
-static int
-func_usable(struct a2l *a, long i)
-{
-	pcln_err err;
-	pcln_func f;
-
-	if (!a->in.trusted)
-		return 1;
-	if (a->fstate == NULL &&
-	    (a->fstate = calloc(a->in.info.nfunc, 1)) == NULL) {
-		dump_error("out of memory");
-		exit(DUMP_EXIT_IO);
-	}
-	if (a->fstate[i] == FUNC_UNCHECKED) {
-		/* What pcln_verify checks for this function alone. */
-		if (pcln_verify_func(a->in.blob, a->in.len, (size_t)i,
-		    &err) == 0) {
-			a->fstate[i] = FUNC_OK;
-		} else {
-			a->fstate[i] = FUNC_DAMAGED;
-			(void)pcln_get_func(a->in.t, (size_t)i, &f);
-			dump_error("%s: function %ld (%.200s) at 0x%" PRIx64
-			    ": damaged tables: %s; its pcs are answered as "
-			    "unknown, \"??\"; run 'pclndump verify %s' for a "
-			    "full check", a->in.path, i, f.name != NULL ?
-			    f.name : "?", f.entry, err.msg, a->in.path);
-		}
-	}
-	if (a->fstate[i] == FUNC_DAMAGED) {
-		a->damaged = 1;
-		return 0;
-	}
-	return 1;
-}
-
 static void
 answer(struct a2l *a, const char *s)
 {
@@ -235,7 +191,8 @@ answer(struct a2l *a, const char *s)
 	int32_t discr = 0;
 
 	found = pcln_lookup(a->in.t, pc, &loc) == 0 && loc.func >= 0 &&
-	    func_usable(a, loc.func);
+	    dump_func_usable(&a->in, (size_t)loc.func,
+	    "its pcs are answered as unknown, \"??\"");
 	if (a->addresses) {
 		printf("0x%0*" PRIx64, (int)a->width, pc);
 		fputs(a->pretty ? ": " : "\n", stdout);
@@ -324,7 +281,7 @@ dump_addr2line(int argc, char **argv, int verify, int demangle)
 	};
 	struct a2l a;
 	const char *exe = "a.out";
-	int c, rc;
+	int c, rc, damaged;
 
 	memset(&a, 0, sizeof a);
 	a.verify = verify;
@@ -404,16 +361,15 @@ dump_addr2line(int argc, char **argv, int verify, int demangle)
 		}
 		if (e != 0) {
 			dump_error("standard input: %s", strerror(e));
-			free(a.fstate);
 			dump_close(&a.in);
 			return DUMP_EXIT_IO;
 		}
 	}
-	free(a.fstate);
+	damaged = a.in.damaged;
 	dump_close(&a.in);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		dump_error("write error: %s", strerror(errno));
 		return DUMP_EXIT_IO;
 	}
-	return a.damaged ? DUMP_EXIT_CORRUPT : 0;
+	return damaged ? DUMP_EXIT_CORRUPT : 0;
 }

@@ -50,6 +50,15 @@ finish(int rc)
 	return rc;
 }
 
+/* RC, or DUMP_EXIT_CORRUPT if a damaged function was met (lazy checks)
+ * and nothing worse happened. */
+static int
+damaged_rc(const dump_input *in, int rc)
+{
+	return in->damaged && (rc == 0 || rc == DUMP_EXIT_NOTFOUND) ?
+	    DUMP_EXIT_CORRUPT : rc;
+}
+
 /* --- summary ----------------------------------------------------------- */
 
 /* The first Go release that wrote the layout of GO. */
@@ -714,24 +723,33 @@ dump_func_detail(dump_input *in, const dump_opts *o, char **what, int n)
 				continue;
 			}
 			fi = pcln_find_func(in->t, pc);
-			if (fi >= 0) {
+			if (fi >= 0 && dump_func_usable(in, (size_t)fi,
+			    "it is not shown")) {
 				if (!o->json && printed++)
 					putchar('\n');
 				if ((r = detail(in, &j, o,
 				    (size_t)fi)) != 0)
 					rc = r;
 				found = 1;
-			}
+			} else if (fi >= 0)
+				found = 1;	/* said so already */
 		} else {
 			int pass;
 			/* Exact names first; a glob only if none matched. */
 			for (pass = 0; pass < 2 && !found; pass++)
 				for (i = 0; i < nf; i++) {
 					pcln_func f;
-					if (pcln_get_func(in->t, i, &f) < 0)
+					/* (a name of an unchecked blob may
+					 * be NULL: damaged) */
+					if (pcln_get_func(in->t, i, &f) < 0 ||
+					    f.name == NULL)
 						continue;
 					if (!dump_name_match(o, w, f.name,
 					    pass))
+						continue;
+					found = 1;
+					if (!dump_func_usable(in, i,
+					    "it is not shown"))
 						continue;
 					if (!o->json && printed++)
 						putchar('\n');
@@ -752,7 +770,7 @@ dump_func_detail(dump_input *in, const dump_opts *o, char **what, int n)
 		json_end_array(&j);
 		json_end_document(&j);
 	}
-	return finish(rc);
+	return finish(damaged_rc(in, rc));
 }
 
 /* --- lookup ------------------------------------------------------------- */
@@ -768,6 +786,8 @@ lookup_one(dump_input *in, json *j, const dump_opts *o, uint64_t pc)
 	char *dm;
 
 	if (pcln_lookup(in->t, pc, &loc) < 0 || loc.func < 0 ||
+	    !dump_func_usable(in, (size_t)loc.func,
+	    "its pcs are answered as unknown") ||
 	    pcln_get_func(in->t, (size_t)loc.func, &f) < 0) {
 		if (js) {
 			json_begin_object(j);
@@ -891,7 +911,7 @@ dump_lookup(dump_input *in, const dump_opts *o, char **pcs, int n)
 			rc = DUMP_EXIT_IO;
 		}
 	}
-	return finish(rc);
+	return finish(damaged_rc(in, rc));
 }
 
 /* --- reverse line lookup ------------------------------------------------- */
@@ -932,6 +952,15 @@ range_cb(void *arg, size_t fi, uint64_t start, uint64_t end)
 		free(dm);
 	}
 	return 0;
+}
+
+/* Each function checked as it is read (a lazily opened blob). */
+static int
+line_check(void *arg, size_t fi)
+{
+	struct range_ctx *c = arg;
+
+	return !dump_func_usable(c->in, fi, "it is left out of the answer");
 }
 
 int
@@ -976,8 +1005,8 @@ dump_line(dump_input *in, const dump_opts *o, char **specs, int n)
 			json_key(&j, "ranges");
 			json_begin_array(&j);
 		}
-		got = pcln_line_to_pcs(in->t, file, (int32_t)line, range_cb,
-		    &c);
+		got = pcln_line_to_pcs_checked(in->t, file, (int32_t)line,
+		    line_check, range_cb, &c);
 		if (o->json) {
 			json_end_array(&j);
 			json_end_object(&j);
@@ -993,7 +1022,7 @@ dump_line(dump_input *in, const dump_opts *o, char **specs, int n)
 		json_end_array(&j);
 		json_end_document(&j);
 	}
-	return finish(rc);
+	return finish(damaged_rc(in, rc));
 }
 
 /* --- verify --------------------------------------------------------------- */

@@ -382,11 +382,51 @@ dump_open_flags(dump_input *in, const char *path, unsigned flags)
 	return in->program != NULL ? dump_find_check(in) : 0;
 }
 
+enum { FUNC_UNCHECKED, FUNC_OK, FUNC_DAMAGED };
+
+int
+dump_func_usable(dump_input *in, size_t i, const char *then)
+{
+	pcln_err err;
+	pcln_func f;
+
+	if (!in->trusted)
+		return 1;
+	if (i >= in->info.nfunc)
+		return 0;
+	if (in->fstate == NULL &&
+	    (in->fstate = calloc(in->info.nfunc, 1)) == NULL) {
+		dump_error("out of memory");
+		exit(DUMP_EXIT_IO);
+	}
+	if (in->fstate[i] == FUNC_UNCHECKED) {
+		/* What pcln_verify checks for this function alone. */
+		if (pcln_verify_func(in->blob, in->len, i, &err) == 0) {
+			in->fstate[i] = FUNC_OK;
+		} else {
+			in->fstate[i] = FUNC_DAMAGED;
+			if (pcln_get_func(in->t, i, &f) < 0)
+				f.entry = 0, f.name = NULL;
+			dump_error("%s: function %zu (%.200s) at 0x%" PRIx64
+			    ": damaged tables: %s; %s; run 'pclndump verify "
+			    "%s' for a full check", in->path, i,
+			    f.name != NULL ? f.name : "?", f.entry, err.msg,
+			    then, in->path);
+		}
+	}
+	if (in->fstate[i] == FUNC_DAMAGED) {
+		in->damaged = 1;
+		return 0;
+	}
+	return 1;
+}
+
 void
 dump_close(dump_input *in)
 {
 	if (in->t != NULL)
 		pcln_close(in->t);
+	free(in->fstate);
 	free(in->conv);
 	if (in->cached != NULL)
 		dump_find_release(in);

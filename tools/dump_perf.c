@@ -32,7 +32,7 @@
 
 #include "dump.h"
 #include "dump_perf.h"
-#include "pcln_link.h"	/* pcln_write_file_atomic */
+#include "pcln_out.h"	/* pcln_write_file_atomic */
 
 #define MAX_USER	256	/* user frames unwound per sample */
 #define MAX_INLINE	32	/* inlined calls per frame */

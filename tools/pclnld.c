@@ -17,6 +17,7 @@
 #include "pcln.h"
 #include "pclnrt_format.h"
 #include "pcln_link.h"
+#include "pcln_out.h"
 #include "pcln_go.h"
 #include "pcln_elf.h"
 #include "readfile.h"
@@ -212,57 +213,6 @@ print_stats(const pcln_link *l)
 	print_build_stats(s->build);
 }
 
-/* Write the N buffers all or nothing: every file is created as a
- * temporary first, and renamed into place only when all are written.
- * "-" is standard output, written last. */
-struct output {
-	const char *path;
-	const void *buf;
-	size_t len;
-	pcln_outfile *o;
-};
-
-static int
-write_outputs(struct output *out, size_t n, pcln_err *err)
-{
-	size_t i;
-	int rc = -1;
-
-	for (i = 0; i < n; i++)
-		out[i].o = NULL;
-	for (i = 0; i < n; i++) {
-		if (strcmp(out[i].path, "-") == 0)
-			continue;
-		if ((out[i].o = pcln_outfile_create(out[i].path, err)) ==
-		    NULL || pcln_outfile_write(out[i].o, out[i].buf,
-		    out[i].len, err) < 0)
-			goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (out[i].o == NULL)
-			continue;
-		rc = pcln_outfile_commit(out[i].o, err);
-		out[i].o = NULL;
-		if (rc < 0)
-			goto out;
-	}
-	for (i = 0; i < n; i++) {
-		if (strcmp(out[i].path, "-") != 0)
-			continue;
-		if (fwrite(out[i].buf, 1, out[i].len, stdout) != out[i].len ||
-		    fflush(stdout) != 0) {
-			snprintf(err->msg, sizeof err->msg,
-			    "standard output: %s", strerror(errno));
-			goto out;
-		}
-	}
-	rc = 0;
-out:
-	for (i = 0; i < n; i++)
-		pcln_outfile_abort(out[i].o);
-	return rc;
-}
-
 /* Read PATH whole into a malloc'ed buffer. */
 static int
 read_whole(const char *path, uint8_t **buf, size_t *len, pcln_err *err)
@@ -402,7 +352,7 @@ import_main(int go, const char *path, const char *output,
 	uint8_t *blob = NULL, *data = NULL;
 	size_t len = 0, dlen = 0;
 	pcln_builder *b = NULL;
-	struct output out;
+	pcln_outbuf out;
 	pcln_err err;
 	int rc = 1;
 
@@ -479,7 +429,7 @@ import_main(int go, const char *path, const char *output,
 	out.path = output;
 	out.buf = blob;
 	out.len = len;
-	if (write_outputs(&out, 1, &err) < 0)
+	if (pcln_write_files(&out, 1, &err) < 0)
 		goto fail;
 	rc = 0;
 	goto out;
@@ -625,8 +575,8 @@ parse_args(int argc, char **argv, struct args *a)
 	return -1;
 }
 
-int
-main(int argc, char **argv)
+static int
+run(int argc, char **argv)
 {
 	struct args a;
 	const char *output, *mapfile;
@@ -637,7 +587,7 @@ main(int argc, char **argv)
 	size_t len = 0;
 	char *map = NULL;
 	size_t maplen = 0;
-	struct output outs[2];
+	pcln_outbuf outs[2];
 	pcln_err err;
 
 	if ((rc = parse_args(argc, argv, &a)) >= 0)
@@ -699,7 +649,7 @@ main(int argc, char **argv)
 		outs[1].buf = map;
 		outs[1].len = maplen;
 	}
-	if (write_outputs(outs, mapfile != NULL ? 2 : 1, &err) < 0)
+	if (pcln_write_files(outs, mapfile != NULL ? 2 : 1, &err) < 0)
 		goto fail;
 	if (verbose)
 		print_stats(l);
@@ -711,5 +661,25 @@ out:
 	free(map);
 	free(blob);
 	pcln_link_free(l);
+	return rc;
+}
+
+/* Standard output is also written by --help and --version: its errors
+ * count (a blob or map written to "-" checks its own, pcln_out.h). */
+int
+main(int argc, char **argv)
+{
+	pcln_err err;
+	int rc;
+
+	/* A signal during a write removes the temporaries, then kills us
+	 * with its own status. */
+	(void)pcln_out_catch_signals();
+	rc = run(argc, argv);
+	if (pcln_close_stdout(&err) < 0) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		if (rc == 0)
+			rc = 1;
+	}
 	return rc;
 }

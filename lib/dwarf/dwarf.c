@@ -91,6 +91,7 @@ open_debug(struct imp *im)
 	    "debug information (%s); functions get no lines, DWARF names or "
 	    "inlined calls", dwarf_errmsg(-1)) < 0)
 		return -1;
+	pclni_dw_string_sections(im);
 	im->cfi_eh = dwarf_getcfi_elf(im->elf);
 	if (im->dw != NULL)
 		im->cfi_dbg = dwarf_getcfi(im->dw);
@@ -125,7 +126,7 @@ add_unit(struct imp *im, Dwarf_Off off, size_t hsize, Dwarf_Off abbrev)
 	memset(un, 0, sizeof *un);
 	un->die = die;
 	un->off = off;
-	un->compdir = pclni_dw_comp_dir(&die);
+	un->compdir = pclni_dw_comp_dir(im, &die);
 	un->mangles = pclni_dw_lang_mangles(&die);
 	/* Split DWARF: the skeleton has the line table, its split unit (a
 	 * .dwo file or a .dwp package, which libdw found) the subprograms

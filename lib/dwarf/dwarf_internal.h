@@ -130,6 +130,9 @@ struct imp {
 	 * the name's address (libdw keeps one per unit file entry) */
 	struct pathent { const char *name; char *path; } *paths;
 	size_t npaths, cappaths;	/* cappaths: a power of 2 */
+	/* .debug_str and .debug_line_str as libdw reads them: it does not
+	 * check that a string there ends inside the section */
+	struct { const char *p; size_t n; } strsec[2];
 	char *qbuf;		/* scratch for qualified names */
 	size_t qcap;
 	/* per-function scratch: pcsp, CFA-rule and FP-save points */
@@ -151,7 +154,9 @@ const char *pclni_dw_string(struct imp *im, Dwarf_Die *die,
  * if out of memory. */
 const char *pclni_dw_path_of(struct imp *im, const char *compdir,
     const char *name);
-const char *pclni_dw_comp_dir(Dwarf_Die *cudie);
+const char *pclni_dw_comp_dir(const struct imp *im, Dwarf_Die *cudie);
+void pclni_dw_string_sections(struct imp *im);
+const char *pclni_dw_str(const struct imp *im, const char *s);
 /* Index of the function symbol holding PC, or -1. */
 long pclni_dw_sym_at(const struct imp *im, uint64_t pc);
 /* The section named WANT and its header in *SH, or NULL. */

@@ -60,7 +60,7 @@ is_empty_row(struct imp *im, uint32_t u, Dwarf_Line *l, uint64_t a,
 	}
 	if (dwarf_lineno(l, &line) != 0 || dwarf_linecol(l, &col) != 0)
 		return 0;
-	src = dwarf_linesrc(l, NULL, NULL);
+	src = pclni_dw_str(im, dwarf_linesrc(l, NULL, NULL));
 	for (k = 0; k < e->n; k++)
 		if (e->v[k].addr == a && e->v[k].line == line &&
 		    e->v[k].col == col && e->v[k].file != NULL &&

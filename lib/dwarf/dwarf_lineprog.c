@@ -184,7 +184,8 @@ end_sequence(struct imp *im, Dwarf_Files *files, size_t nfiles,
 		e->line = (int)t->r[k].line;
 		e->col = (int)t->r[k].col;
 		e->file = files != NULL && t->r[k].file < nfiles ?
-		    dwarf_filesrc(files, t->r[k].file, NULL, NULL) : NULL;
+		    pclni_dw_str(im, dwarf_filesrc(files, t->r[k].file, NULL,
+		    NULL)) : NULL;
 	}
 	t->n = 0;
 	return 0;

@@ -73,7 +73,7 @@ const char *
 pclni_dw_string(struct imp *im, Dwarf_Die *die, Dwarf_Attribute *a,
     int *bad)
 {
-	const char *s = dwarf_formstring(a), *sec;
+	const char *s = pclni_dw_str(im, dwarf_formstring(a)), *sec;
 	uint64_t off;
 
 	if (s != NULL)
@@ -93,7 +93,7 @@ pclni_dw_path_of(struct imp *im, const char *compdir, const char *name)
 {
 	size_t h, mask, i, ln, lc;
 
-	if (name == NULL)
+	if ((name = pclni_dw_str(im, name)) == NULL)
 		return "??";
 	if (name[0] == '/' || compdir == NULL || compdir[0] == 0)
 		return name;
@@ -132,12 +132,66 @@ pclni_dw_path_of(struct imp *im, const char *compdir, const char *name)
 }
 
 const char *
-pclni_dw_comp_dir(Dwarf_Die *cudie)
+pclni_dw_comp_dir(const struct imp *im, Dwarf_Die *cudie)
 {
 	Dwarf_Attribute a;
 
 	return dwarf_attr(cudie, DW_AT_comp_dir, &a) != NULL ?
-	    dwarf_formstring(&a) : NULL;
+	    pclni_dw_str(im, dwarf_formstring(&a)) : NULL;
+}
+
+/* Where .debug_str and .debug_line_str are in memory: libdw's
+ * dwarf_formstring returns a pointer into them without checking that
+ * the string ends there (a damaged section's last string may not). */
+void
+pclni_dw_string_sections(struct imp *im)
+{
+	static const char *const names[2] = { ".debug_str", ".debug_line_str" };
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		im->strsec[k].p = NULL;
+		im->strsec[k].n = 0;
+	}
+	if (elf_getshdrstrndx(im->elf, &shstrndx) != 0)
+		return;
+	while ((scn = elf_nextscn(im->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *name;
+		Elf_Data *d;
+
+		if (gelf_getshdr(scn, &sh) == NULL || (name = elf_strptr(im->elf,
+		    shstrndx, sh.sh_name)) == NULL)
+			continue;
+		for (k = 0; k < 2; k++)
+			if (strcmp(name, names[k]) == 0 &&
+			    (d = elf_getdata(scn, NULL)) != NULL &&
+			    d->d_buf != NULL) {
+				im->strsec[k].p = d->d_buf;
+				im->strsec[k].n = d->d_size;
+			}
+	}
+}
+
+/* S if it is NULL, outside both string sections, or ends inside the one
+ * it starts in; else NULL. */
+const char *
+pclni_dw_str(const struct imp *im, const char *s)
+{
+	int k;
+
+	if (s == NULL)
+		return NULL;
+	for (k = 0; k < 2; k++) {
+		const char *p = im->strsec[k].p;
+		size_t n = im->strsec[k].n;
+		if (p != NULL && s >= p && s < p + n)
+			return memchr(s, 0, (size_t)(p + n - s)) != NULL ? s :
+			    NULL;
+	}
+	return s;
 }
 
 long

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "pcln.h"
+#include "pcln_out.h"	/* output files, declared here before */
 
 #ifdef __cplusplus
 extern "C" {
@@ -98,24 +99,8 @@ typedef struct pcln_link_func {
 
 int pcln_link_get_func(const pcln_link *l, size_t i, pcln_link_func *f);
 
-/* Write BUF[0..LEN) to PATH atomically: into a temporary file in the
- * same directory, fsync'ed, then renamed over PATH, so PATH holds either
- * its old contents or all of the new ones.  The new file gets mode 0666
- * less the umask.  Returns 0 or -1 (ERR names the path and the cause);
- * on failure no temporary is left behind. */
-int pcln_write_file_atomic(const char *path, const void *buf, size_t len,
-    pcln_err *err);
-
-/* The same in steps, to write several files all or nothing: create each
- * (a temporary is made next to PATH; NULL and ERR on failure), write,
- * then commit each (fsync + rename; frees O) or abort (removes the
- * temporary; frees O; O may be NULL). */
-typedef struct pcln_outfile pcln_outfile;
-pcln_outfile *pcln_outfile_create(const char *path, pcln_err *err);
-int pcln_outfile_write(pcln_outfile *o, const void *buf, size_t len,
-    pcln_err *err);
-int pcln_outfile_commit(pcln_outfile *o, pcln_err *err);
-void pcln_outfile_abort(pcln_outfile *o);
+/* Output files (pcln_write_file_atomic, pcln_outfile_*): pcln_out.h,
+ * included above for the code that found them here. */
 
 #ifdef __cplusplus
 }

@@ -52,7 +52,7 @@ struct proc {
 	size_t nmaps, capmaps;
 	int dirty;			/* registry out of date */
 	pclnrt_module *mods;
-	_Atomic(pclnrt_module *) *slots;
+	unsigned char *regmem;		/* the registry's storage */
 	size_t nmods;
 	pclnrt_registry reg;
 	struct proc *hnext;
@@ -107,7 +107,7 @@ free_proc(struct proc *pr)
 {
 	free(pr->maps);
 	free(pr->mods);
-	free(pr->slots);
+	free(pr->regmem);
 	free(pr);
 }
 
@@ -430,28 +430,51 @@ pcln_perf_space_event(pcln_perf_space *s, const pcln_perf *p,
 	return 0;
 }
 
-/* Rebuild PR's registry from its executable mappings with tables. */
+static int register_maps(struct proc *pr);
+
+/* Rebuild PR's registry from its executable mappings with tables.  The
+ * code map's nodes: a few per module where modules meet, so 4 per module
+ * first, then more (the bound is 14) if the registry says it is full. */
 static int
 rebuild(struct proc *pr)
 {
-	size_t i, n = 0;
+	size_t i, n = 0, nnode, size;
 
 	free(pr->mods);
-	free(pr->slots);
+	free(pr->regmem);
 	pr->mods = NULL;
-	pr->slots = NULL;
+	pr->regmem = NULL;
 	pr->nmods = 0;
 	for (i = 0; i < pr->nmaps; i++)
 		if (pr->maps[i].obj->has_table &&
 		    (pr->maps[i].prot & PROT_EXEC_))
 			n++;
-	if (n > 0) {
-		pr->mods = calloc(n, sizeof *pr->mods);
-		pr->slots = calloc(n, sizeof *pr->slots);
-		if (pr->mods == NULL || pr->slots == NULL)
+	if (n > 0 && (pr->mods = calloc(n, sizeof *pr->mods)) == NULL)
+		return -1;
+	for (nnode = 4 * n + 16;; nnode *= 2) {
+		if (nnode > 14 * n + 16)
+			nnode = 14 * n + 16;
+		size = PCLNRT_REGISTRY_SIZE(n, nnode, 0);
+		free(pr->regmem);
+		if ((pr->regmem = malloc(size)) == NULL)
 			return -1;
+		(void)pclnrt_registry_init(&pr->reg, pr->regmem, size, n, 0);
+		if (register_maps(pr) == 0 || nnode == 14 * n + 16)
+			break;
 	}
-	pclnrt_registry_init(&pr->reg, pr->slots, n);
+	pr->dirty = 0;
+	return 0;
+}
+
+/* Register PR's executable mappings with tables (a mapping over
+ * another's range is left out, as before: the first wins).  Returns -1
+ * if the registry was full. */
+static int
+register_maps(struct proc *pr)
+{
+	size_t i;
+
+	pr->nmods = 0;
 	for (i = 0; i < pr->nmaps; i++) {
 		struct mapping *m = &pr->maps[i];
 		uint64_t bias;
@@ -463,10 +486,16 @@ rebuild(struct proc *pr)
 		if (pclnrt_module_init(&pr->mods[pr->nmods], m->obj->blob,
 		    m->obj->len, bias, m->obj->path) != PCLNRT_EINIT_OK)
 			continue;
-		(void)pclnrt_register(&pr->reg, &pr->mods[pr->nmods]);
-		pr->nmods++;
+		switch (pclnrt_register(&pr->reg, &pr->mods[pr->nmods])) {
+		case PCLNRT_OK:
+			pr->nmods++;
+			break;
+		case PCLNRT_FULL:
+			return -1;
+		default:	/* PCLNRT_OVERLAP: already covered */
+			break;
+		}
 	}
-	pr->dirty = 0;
 	return 0;
 }
 

@@ -111,7 +111,7 @@ static void
 walk(unsigned flags, int badfp, pclnrt_frame *fr, size_t *n,
     pclnrt_stopinfo *st)
 {
-	static _Atomic(pclnrt_module *) slots[1];
+	static unsigned char regmem[PCLNRT_REGISTRY_SIZE(1, 8, 0)];
 	static pclnrt_registry reg;
 	static pclnrt_module mod;
 	static uint8_t *blob;
@@ -120,7 +120,8 @@ walk(unsigned flags, int badfp, pclnrt_frame *fr, size_t *n,
 
 	if (blob == NULL) {
 		blob = make_blob(&len);
-		pclnrt_registry_init(&reg, slots, 1);
+		ck_assert_int_eq(pclnrt_registry_init(&reg, regmem,
+		    sizeof regmem, 1, 0), PCLNRT_OK);
 		ck_assert_int_eq(pclnrt_module_init(&mod, blob, len, 0, "t"),
 		    0);
 		ck_assert_int_eq(pclnrt_register(&reg, &mod), PCLNRT_OK);
