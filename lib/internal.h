@@ -122,4 +122,19 @@ void pclni_pool_free(struct pclni_pool *p);
 long pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
     int *isnew);
 
+/* --- output files' temporaries (outfile.c, pcln_out.h) ---
+ *
+ * The one definition of a temporary's name and of when one is stale,
+ * for every directory the library writes into (lib/find's cache too). */
+
+/* Is NAME (a directory entry) a temporary, ".BASE.pcln-PID-XXXXXX"?
+ * Then 1 with *BASELEN (BASE's length; BASE starts at NAME + 1) and
+ * *PID, else 0. */
+int pclni_out_temp_name(const char *name, size_t *baselen, long *pid);
+
+/* Remove the temporary NAME in the directory DFD, written by PID, if it
+ * is stale (pcln_out.h): a regular file of this user whose writer PID is
+ * no process and whose lock nobody holds.  1 if removed, else 0. */
+int pclni_out_remove_stale(int dfd, const char *name, long pid);
+
 #endif /* PCLN_INTERNAL_H */

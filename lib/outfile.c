@@ -202,38 +202,73 @@ same_target(const struct target *a, const struct target *b)
 	    strcmp(base_name(a->final), base_name(b->final)) == 0;
 }
 
-/* Is NAME ".BASE.pcln-PID-XXXXXX" (BASE cut to TMP_BASE_MAX)?  Then store
- * PID. */
+/* pcln_out.h's temporaries, shared with lib/find's cache (internal.h). */
+int
+pclni_out_temp_name(const char *name, size_t *baselen, long *pid)
+{
+	size_t n = strlen(name), i, d;
+	long v = 0;
+
+	/* "." BASE ".pcln-" PID "-" XXXXXX: from the end, where each part
+	 * has a fixed shape.  BASE is at least one byte. */
+	if (n < 1 + 1 + 6 + 1 + 1 + 6 || name[0] != '.' || name[n - 7] != '-')
+		return 0;
+	for (i = n - 6; i < n; i++)
+		if (name[i] == '/')
+			return 0;
+	for (d = n - 7; d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9'; d--)
+		;
+	if (d == n - 7 || name[d] == '0' || d < 1 + 1 + 6 ||
+	    memcmp(name + d - 6, ".pcln-", 6) != 0)
+		return 0;
+	for (i = d; i < n - 7; i++) {
+		if (v > 0x7fffffffL / 10)
+			return 0;
+		v = v * 10 + (name[i] - '0');
+	}
+	*baselen = d - 6 - 1;
+	*pid = v;
+	return 1;
+}
+
+int
+pclni_out_remove_stale(int dfd, const char *name, long pid)
+{
+	struct stat st, again;
+	int fd, gone = 0;
+
+	if (pid == (long)getpid())
+		return 0;
+	/* A running pid may be the writer: keep its file. */
+	if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+		return 0;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return 0;
+	/* Ours and unlocked: no writer has it open.  The same inode still
+	 * under that name when it goes. */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_uid == geteuid() && flock(fd, LOCK_EX | LOCK_NB) == 0 &&
+	    fstatat(dfd, name, &again, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    again.st_ino == st.st_ino && again.st_dev == st.st_dev &&
+	    unlinkat(dfd, name, 0) == 0)
+		gone = 1;
+	close(fd);
+	return gone;
+}
+
+/* Is NAME a temporary of BASE (".BASE.pcln-PID-XXXXXX", BASE cut to
+ * TMP_BASE_MAX)?  Then store PID. */
 static int
 temp_name(const char *name, const char *base, long *pid)
 {
-	size_t bl = strlen(base);
-	const char *p;
-	long v = 0;
-	int k;
+	size_t bl = strlen(base), nl;
 
 	if (bl > TMP_BASE_MAX)
 		bl = TMP_BASE_MAX;
-	if (name[0] != '.' || strncmp(name + 1, base, bl) != 0 ||
-	    strncmp(name + 1 + bl, ".pcln-", 6) != 0)
-		return 0;
-	p = name + 1 + bl + 6;
-	if (*p < '1' || *p > '9')
-		return 0;
-	while (*p >= '0' && *p <= '9') {
-		if (v > 0x7fffffffL / 10)
-			return 0;
-		v = v * 10 + (*p++ - '0');
-	}
-	if (*p++ != '-')
-		return 0;
-	for (k = 0; k < 6; k++, p++)
-		if (*p == 0 || *p == '/')
-			return 0;
-	if (*p != 0)
-		return 0;
-	*pid = v;
-	return 1;
+	return pclni_out_temp_name(name, &nl, pid) && nl == bl &&
+	    memcmp(name + 1, base, bl) == 0;
 }
 
 /* Remove the stale temporaries of FINAL's name in its directory
@@ -249,29 +284,10 @@ sweep_stale(const char *dir, const char *final)
 	if ((d = opendir(dir)) == NULL)
 		return;
 	while ((e = readdir(d)) != NULL) {
-		struct stat st, again;
 		long pid;
-		int fd;
 
-		if (!temp_name(e->d_name, base, &pid) || pid == (long)getpid())
-			continue;
-		/* A running pid may be the writer: keep its file. */
-		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		fd = openat(dirfd(d), e->d_name, O_RDONLY | O_NOFOLLOW |
-		    O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-		if (fd < 0)
-			continue;
-		/* Ours and unlocked: no writer has it open.  The same inode
-		 * still under that name when it goes. */
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-		    st.st_uid == geteuid() &&
-		    flock(fd, LOCK_EX | LOCK_NB) == 0 &&
-		    fstatat(dirfd(d), e->d_name, &again,
-		    AT_SYMLINK_NOFOLLOW) == 0 && again.st_ino == st.st_ino &&
-		    again.st_dev == st.st_dev)
-			(void)unlinkat(dirfd(d), e->d_name, 0);
-		close(fd);
+		if (temp_name(e->d_name, base, &pid))
+			(void)pclni_out_remove_stale(dirfd(d), e->d_name, pid);
 	}
 	closedir(d);
 }

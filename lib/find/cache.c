@@ -32,7 +32,6 @@
 
 #define ENTRY_SUFFIX	".pcln"
 #define NODWARF_SUFFIX	".nodwarf.pcln"
-#define STALE_TMP_SECONDS	3600
 
 struct pcln_cache {
 	char *dir;
@@ -273,13 +272,18 @@ ends_with(const char *s, const char *suffix)
 	return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* A writer's temporary: ".NAME.pcln.XXXXXX" (pcln_outfile_create). */
+/* A writer's temporary of an entry: pcln_out.h's ".NAME.pcln-PID-XXXXXX"
+ * for an entry name NAME (internal.h has the one definition).  Then
+ * store PID. */
 static int
-is_temporary(const char *name)
+is_temporary(const char *name, long *pid)
 {
-	const char *p = strstr(name, ENTRY_SUFFIX ".");
+	size_t bl;
 
-	return name[0] == '.' && p != NULL && strlen(p) == 5 + 7;
+	return pclni_out_temp_name(name, &bl, pid) &&
+	    bl >= sizeof ENTRY_SUFFIX - 1 &&
+	    memcmp(name + 1 + bl - (sizeof ENTRY_SUFFIX - 1), ENTRY_SUFFIX,
+	    sizeof ENTRY_SUFFIX - 1) == 0;
 }
 
 long
@@ -293,7 +297,6 @@ pcln_cache_evict(pcln_cache *c, uint64_t limit, const char *keep,
 	uint64_t total = 0;
 	long removed = 0;
 	const char *keepname = NULL;
-	time_t now = time(NULL);
 	char path[PCLN_FIND_PATH_MAX];
 
 	pclni_clearerr(err);
@@ -306,20 +309,19 @@ pcln_cache_evict(pcln_cache *c, uint64_t limit, const char *keep,
 		return ioerr(err, c->dir, "cannot read the cache directory");
 	while ((de = readdir(dir)) != NULL) {
 		struct stat st;
-		int tmp = is_temporary(de->d_name);
+		long pid;
 
-		if (!tmp && !ends_with(de->d_name, ENTRY_SUFFIX))
+		if (is_temporary(de->d_name, &pid)) {
+			/* Left by a writer that died (pcln_out.h's rule). */
+			removed += pclni_out_remove_stale(dirfd(dir),
+			    de->d_name, pid);
+			continue;
+		}
+		if (!ends_with(de->d_name, ENTRY_SUFFIX))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", c->dir, de->d_name);
 		if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
-		if (tmp) {
-			/* A writer that died long ago left it. */
-			if (now - st.st_mtime > STALE_TMP_SECONDS &&
-			    unlink(path) == 0)
-				removed++;
-			continue;
-		}
 		if (pclni_grow(&ents, &cap, n + 1, sizeof *ents) < 0 ||
 		    (ents[n].name = strdup(de->d_name)) == NULL) {
 			closedir(dir);

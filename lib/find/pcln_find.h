@@ -213,8 +213,9 @@ int pcln_cache_lookup(pcln_cache *c, const uint8_t *id, size_t len,
 int pcln_cache_store(pcln_cache *c, const uint8_t *id, size_t len,
     int nodwarf, const uint8_t *blob, size_t bloblen, char *path,
     pcln_err *err);
-/* Remove least recently used entries, and temporaries left by writers
- * that died more than an hour ago, until the total is within LIMIT
+/* Remove the temporaries writers left when they died (pcln_out.h's
+ * rule: the writer's pid runs no more and nobody holds its lock), and
+ * least recently used entries until the total is within LIMIT
  * (0: the cache's limit); never the entry named KEEP (may be NULL).
  * Returns the number of entries removed, or -1. */
 long pcln_cache_evict(pcln_cache *c, uint64_t limit, const char *keep,

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pcln_find.h"
@@ -147,6 +150,78 @@ START_TEST(test_store_lookup_evict)
 }
 END_TEST
 
+/* Create DIR/NAME (a few bytes); returns its descriptor. */
+static int
+make_file(const char *d, const char *name)
+{
+	char p[PATH_MAX + 1400];
+	int fd;
+
+	snprintf(p, sizeof p, "%s/%s", d, name);
+	fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "junk", 4), 4);
+	return fd;
+}
+
+static int
+exists(const char *d, const char *name)
+{
+	char p[PATH_MAX + 1400];
+
+	snprintf(p, sizeof p, "%s/%s", d, name);
+	return access(p, F_OK) == 0;
+}
+
+/* The cache's temporaries are pcln_out.h's: eviction removes those of
+ * dead writers nobody locks, and nothing else that looks like one. */
+START_TEST(test_stale_temporaries)
+{
+	pcln_cache *c = open_cache("t", 0);
+	char d[PATH_MAX + 600], hex[2 * PCLN_BUILDID_MAX + 1];
+	char dead[700], live[700], locked[700], old[700], other[700];
+	pcln_err err;
+	pid_t pid;
+	int lfd;
+
+	snprintf(d, sizeof d, "%s/t", dir);
+	pcln_build_id_hex(id, idlen, hex);
+	/* A pid that runs no more: a child reaped. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(0);
+	ck_assert_int_eq(waitpid(pid, NULL, 0), pid);
+	snprintf(dead, sizeof dead, ".%s.pcln.pcln-%ld-aB3dE9", hex,
+	    (long)pid);
+	snprintf(live, sizeof live, ".%s.pcln.pcln-1-aB3dE9", hex);
+	snprintf(locked, sizeof locked, ".%s.nodwarf.pcln.pcln-%ld-Zz0000",
+	    hex, (long)pid);
+	snprintf(old, sizeof old, ".%s.pcln.aB3dE9", hex);
+	snprintf(other, sizeof other, ".notes.txt.pcln-%ld-aB3dE9",
+	    (long)pid);
+	close(make_file(d, dead));
+	close(make_file(d, live));
+	lfd = make_file(d, locked);
+	ck_assert_int_eq(flock(lfd, LOCK_EX | LOCK_NB), 0);
+	close(make_file(d, old));
+	close(make_file(d, other));
+	/* Only the dead writer's unlocked temporary of an entry goes. */
+	ck_assert_int_eq(pcln_cache_evict(c, 0, NULL, &err), 1);
+	ck_assert(!exists(d, dead));
+	ck_assert(exists(d, live));
+	ck_assert(exists(d, locked));
+	ck_assert(exists(d, old));
+	ck_assert(exists(d, other));
+	/* Unlocked, it goes too. */
+	close(lfd);
+	ck_assert_int_eq(pcln_cache_evict(c, 0, NULL, &err), 1);
+	ck_assert(!exists(d, locked));
+	ck_assert(exists(d, live));
+	pcln_cache_close(c);
+}
+END_TEST
+
 START_TEST(test_build_id)
 {
 	pcln_cache *c = open_cache("d", 0);
@@ -194,6 +269,7 @@ main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_file);
 	tcase_add_test(tc, test_store_lookup_evict);
+	tcase_add_test(tc, test_stale_temporaries);
 	tcase_add_test(tc, test_build_id);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
