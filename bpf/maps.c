@@ -202,6 +202,7 @@ fill_codemap(struct bpf_object *obj)
 		b.table.findex = (pclnrt_bptr)(uintptr_t)POS(m->table.findex);
 		b.table.inltree = (pclnrt_bptr)(uintptr_t)POS(m->table.inltree);
 		b.table.ckpt = (pclnrt_bptr)(uintptr_t)POS(m->table.ckpt);
+		b.table.buildid = (pclnrt_bptr)(uintptr_t)POS(m->table.buildid);
 		b.name = NULL;
 		if (bpf_map_update_elem(fmod, &i, &b, BPF_ANY) != 0)
 			return -1;

@@ -115,8 +115,10 @@ pclnrt_check_build_id(const pclnrt_table *t, const uint8_t *id, size_t len)
 		return PCLNRT_NOTFOUND;
 	if (len != t->buildidlen)
 		return PCLNRT_BUILDID_MISMATCH;
-	for (i = 0; i < len; i++)
-		if (t->buildid[i] != id[i])
+	/* The blob is read through the portability layer (pclnrt_format.h),
+	 * as every runtime read of a blob is. */
+	for (i = 0; PCLNRT_BOUND(i, PCLN_BUILDID_MAX) && i < len; i++)
+		if (pclnrt_load8(t->buildid + i) != id[i])
 			return PCLNRT_BUILDID_MISMATCH;
 	return PCLNRT_OK;
 }

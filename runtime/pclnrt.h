@@ -97,7 +97,7 @@ typedef struct pclnrt_table {
 	pclnrt_bptr ckpt;		/* PCCKPT section, or NULL if absent
 					 * or its header is bad */
 	uint64_t ckptlen;
-	const uint8_t *buildid;		/* BUILDID section, or NULL */
+	pclnrt_bptr buildid;		/* BUILDID section, or NULL */
 	uint8_t buildidlen;
 	uint64_t lastnul;		/* offset of the blob's last 0 byte
 					 * + 1; 0 if it has none */
