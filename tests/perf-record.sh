@@ -41,11 +41,9 @@ if ! perf record -q -e cpu-clock -o probe.data true >probe.log 2>&1; then
 fi
 
 # libc's and ld.so's tables need their debug files (libc6-dbg), which
-# pclndump finds through lib/find (issue 15); without it they would have
+# pclndump perf finds through lib/find, and keeps in its table cache
+# ($XDG_CACHE_HOME/pcln, here in $work); without them they would have
 # .dynsym's names only, and the comparison would measure that.
-"$D" --help 2>&1 | grep -q -- '--debug-dir' || {
-	echo "SKIP: this pclndump has no debug-information search (lib/find)"
-	exit 77; }
 
 src=$top_srcdir/tests/perf
 cmp=$src/compare.py
@@ -103,6 +101,26 @@ popts=
 popts=--no-inline
 record fp.data -g ./fp/cprog 600 >/dev/null && compare c-fp fp.data 85
 popts=
+
+# libc's table came from lib/find: made from libc6-dbg's debug file (not
+# "without DWARF") and stored in the table cache under its build-id by
+# the first run, and read from the cache by the later ones.
+ncase=$((ncase + 1))
+if [ -f c-dwarf.stats ] && [ -f c-fp.stats ]; then
+	libc=$(sed -n 's/^  \(.*\/libc\.so\.6\): table .*/\1/p' c-dwarf.stats |
+	    head -n 1)
+	libcid=$(readelf -n "$libc" 2>/dev/null |
+	    awk '/Build ID:/ { print $3; exit }')
+	grep -q "^  $libc: table made (" c-dwarf.stats ||
+		fail "libc: not made through lib/find: $(grep libc c-dwarf.stats)"
+	[ -n "$libcid" ] && [ -f "$XDG_CACHE_HOME/pcln/$libcid.pcln" ] ||
+		fail "libc: no cache entry $XDG_CACHE_HOME/pcln/$libcid.pcln: \
+$(ls "$XDG_CACHE_HOME/pcln" 2>&1)"
+	grep -q "^  $libc: table cached (" c-fp.stats ||
+		fail "libc: not from the cache the second time: $(grep libc \
+		    c-fp.stats)"
+	echo "ok: $libc ($libcid): made through lib/find, then cached"
+fi
 
 # Folded stacks: one line per distinct stack, the counts add up to the
 # samples; the hot frames are there.

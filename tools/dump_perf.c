@@ -105,7 +105,10 @@ usage(FILE *f)
 "      --kallsyms FILE  kernel symbols (default: /proc/kallsyms)\n"
 "      --perf-map-dir D where perf-PID.map files are (default: /tmp)\n"
 "      --buildid-dir D  look for objects by build-id in D/.build-id/\n"
-"                       before ~/.debug/.build-id/ (repeatable)\n");
+"                       before ~/.debug/.build-id/ (repeatable)\n"
+"      --cache DIR, --no-cache, --cache-limit SIZE, --debug-dir DIR\n"
+"                       the table cache and the debug-information\n"
+"                       search, as for the other commands\n");
 }
 
 /* --- the input ------------------------------------------------------- */
@@ -874,9 +877,7 @@ dump_perf(int argc, char **argv)
 		{ "perf-map-dir", required_argument, NULL, OPT_MAPDIR },
 		{ "buildid-dir", required_argument, NULL, OPT_BIDDIR },
 		{ "help", no_argument, NULL, 'h' },
-#ifdef DUMP_FIND_CASES
 		DUMP_FIND_LONGOPTS,
-#endif
 		{ NULL, 0, NULL, 0 }
 	};
 	struct perf_cmd *c = calloc(1, sizeof *c);
@@ -938,12 +939,10 @@ dump_perf(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			goto out;
-#ifdef DUMP_FIND_CASES
 		DUMP_FIND_CASES:
 			if ((rc = dump_find_option(opt, optarg)) != 0)
 				goto out;
 			break;
-#endif
 		default:
 			fprintf(stderr, "Try 'pclndump perf --help'.\n");
 			rc = DUMP_EXIT_USAGE;

@@ -8,10 +8,12 @@
  *   2. perf's build-id cache, ~/.debug/.build-id/xx/yyyy/elf (what
  *      `perf archive` packs, so a profile from another machine finds
  *      its objects by build-id), and each --buildid-dir DIR given;
- * and its table is its .pcln section, else (with libdw) imported from its
- * symbols, DWARF and CFI with the ELF/DWARF importer (pcln_dwarf.h).
- * Objects whose file is not found, or whose build-id differs, get no
- * table; pclndump perf counts their frames.
+ * and its table is its .pcln section, else (with libdw) lib/find's: the
+ * table cache keyed by build-id, filled by importing the file with its
+ * debug information found as gdb finds it (pcln_find.h), as pclndump's
+ * other commands do.  Without a file, the cache or a debug directory may
+ * still know the build-id.  Objects whose file is not found, or whose
+ * build-id differs, get no table; pclndump perf counts their frames.
  */
 #include <config.h>
 
@@ -27,12 +29,9 @@
 
 #include "dump.h"
 #include "dump_perf.h"
+/* The debug-information search and table cache (lib/find), with libdw
+ * (its options are dump.h's DUMP_FIND_*). */
 #ifdef HAVE_LIBDW
-#include "pcln_dwarf.h"
-#endif
-/* The debug-information search and table cache (lib/find, issue 15):
- * used where pclndump has it (its options are dump.h's DUMP_FIND_*). */
-#if defined(HAVE_LIBDW) && defined(DUMP_FIND_CASES)
 #define PERF_USE_FIND 1
 #include "pcln_find.h"
 #endif
@@ -75,65 +74,17 @@ unmap_file(struct mfile *m)
 	m->buf = NULL;
 }
 
-/* The NT_GNU_BUILD_ID note of the ELF image M into ID (at most
- * PCLN_PERF_BUILDID_MAX bytes): its length, or 0. */
-static size_t
-elf_build_id(const struct mfile *m, uint8_t *id)
-{
-	pcln_elf_section sec;
-	pcln_elf_info info;
-	pcln_err err;
-	uint64_t off = 0;
-
-	if (pcln_elf_get_info(m->buf, m->len, &info, &err) < 0 ||
-	    pcln_elf_find_section(m->buf, m->len, ".note.gnu.build-id", &sec,
-	    &err) <= 0 || sec.data == NULL)
-		return 0;
-	while (sec.size - off >= 12) {
-		const uint8_t *n = sec.data + off;
-		uint32_t namesz = pclnrt_load32(n, info.bigendian);
-		uint32_t descsz = pclnrt_load32(n + 4, info.bigendian);
-		uint32_t type = pclnrt_load32(n + 8, info.bigendian);
-		uint64_t nlen = ((uint64_t)namesz + 3) & ~(uint64_t)3;
-		uint64_t dlen = ((uint64_t)descsz + 3) & ~(uint64_t)3;
-
-		if (nlen > sec.size - off - 12 ||
-		    dlen > sec.size - off - 12 - nlen)
-			return 0;
-		if (type == 3 && namesz == 4 && memcmp(n + 12, "GNU", 4) == 0 &&
-		    descsz > 0) {
-			size_t k = descsz < PCLN_PERF_BUILDID_MAX ? descsz :
-			    PCLN_PERF_BUILDID_MAX;
-
-			memcpy(id, n + 12 + nlen, k);
-			return k;
-		}
-		off += 12 + nlen + dlen;
-	}
-	return 0;
-}
-
-static void
-hex(const uint8_t *id, size_t len, char *out)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		sprintf(out + 2 * i, "%02x", id[i]);
-	out[2 * len] = '\0';
-}
-
 /* Does M carry build-id ID[0..LEN)?  LEN 0: anything does. */
 static int
 id_matches(const struct mfile *m, const uint8_t *id, size_t len)
 {
-	uint8_t got[PCLN_PERF_BUILDID_MAX];
+	const uint8_t *got;
 	size_t n;
 
 	if (len == 0)
 		return 1;
-	n = elf_build_id(m, got);
-	return n == len && memcmp(got, id, len) == 0;
+	return pcln_elf_build_id(m->buf, m->len, &got, &n, NULL) == 1 &&
+	    n == len && memcmp(got, id, len) == 0;
 }
 
 /* The PLT entries of an x86-64 ELF image as a symbol table, named as
@@ -294,27 +245,6 @@ table_of(struct perf_tables *pt, struct perf_table_ent *e, const char *path,
 #if defined(PERF_USE_FIND)
 	unmap_file(m);
 	return find_table(pt, e, path);
-#elif defined(HAVE_LIBDW)
-	{
-		pcln_builder *b = NULL;
-		uint8_t *blob = NULL;
-		size_t len = 0;
-		unsigned fl = pt->no_inline ? PCLN_DWARF_NO_INLINE : 0;
-
-		if (pcln_dwarf_import(path, fl, &b, NULL, &err) == 0 &&
-		    pcln_builder_write(b, 0, &blob, &len, &err) == 0) {
-			pcln_builder_free(b);
-			unmap_file(m);
-			e->heap = blob;
-			e->blob = blob;
-			e->len = len;
-			e->source = "imported";
-			pt->nimported++;
-			return 0;
-		}
-		pcln_builder_free(b);
-		snprintf(e->why, sizeof e->why, "import failed: %s", err.msg);
-	}
 #else
 	(void)path;
 	snprintf(e->why, sizeof e->why, "no .pcln section (and pclndump was "
@@ -371,7 +301,7 @@ dump_perf_table(void *arg, const pcln_perf_object *obj, pcln_perf_table *t)
 		snprintf(e->why, sizeof e->why, "cannot open the file: %s",
 		    strerror(errno));
 	if (!found && obj->build_id_len > 0) {
-		hex(obj->build_id, obj->build_id_len, idhex);
+		pcln_build_id_hex(obj->build_id, obj->build_id_len, idhex);
 		for (i = 0; !found && i <= pt->ndirs; i++) {
 			if (i < pt->ndirs)
 				snprintf(path, sizeof path, "%s/.build-id/%.2s/"
