@@ -76,11 +76,13 @@ if [ -n "$need" ]; then
 	apt-get update -qq && apt-get install -y -qq $need >/dev/null
 fi
 
-# Median of RUNS wall-clock times (s) of a command (stdin from $1).
+# Median of RUNS wall-clock times (s) of a command (stdin from $1).  If
+# MEDIAN_BEFORE names a command, it runs before each run, untimed.
 median_time() {
 	in=$1; shift
 	i=0; : > "$OUT/times"
 	while [ $i -lt "$RUNS" ]; do
+		${MEDIAN_BEFORE:-:}
 		t0=$(date +%s.%N)
 		"$@" < "$in" > /dev/null
 		t1=$(date +%s.%N)

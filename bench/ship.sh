@@ -66,22 +66,15 @@ until python3 -c "import urllib.request, sys; m = urllib.request.urlopen('http:/
 done
 
 # cold DIR CMD...: the median of SRUNS wall-clock times of CMD, each
-# after removing DIR (a cache), stdin from one.pc.
+# after removing DIR (a cache), stdin from one.pc (run.sh's median_time).
+cold_clear() { rm -rf "$cold_dir"; }
 cold() {
-	dir=$1; shift
+	cold_dir=$1; shift
 	in=$SHIP/one.pc
 	[ -f "$in" ] || in=/dev/null
-	k=0; : >"$SHIP/times"
-	while [ $k -lt "$SRUNS" ]; do
-		rm -rf "$dir"
-		t0=$(date +%s.%N)
-		"$@" <"$in" >/dev/null
-		t1=$(date +%s.%N)
-		awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f\n", b - a }' \
-		    >>"$SHIP/times"
-		k=$((k + 1))
-	done
-	sort -g "$SHIP/times" | sed -n "$(( (SRUNS + 1) / 2 ))p"
+	cold_runs=$RUNS; RUNS=$SRUNS; MEDIAN_BEFORE=cold_clear
+	median_time "$in" "$@"
+	RUNS=$cold_runs; MEDIAN_BEFORE=
 }
 
 # route NAME FILE [PCLNLD-ARGS]: median conversion time (libdebuginfod's
