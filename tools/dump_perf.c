@@ -185,29 +185,19 @@ slurp(const char *path, size_t *len)
 /* --- kernel and JIT symbols ------------------------------------------ */
 
 /* The running kernel's build-id from /sys/kernel/notes (a sequence of ELF
- * notes); its length or 0. */
+ * notes, 4-aligned, in the host's byte order) into ID (at most
+ * PCLN_PERF_BUILDID_MAX bytes); its length or 0. */
 static size_t
 running_kernel_id(uint8_t *id)
 {
-	size_t len = 0, off = 0;
+	size_t len = 0, got = 0, n;
 	char *b = slurp("/sys/kernel/notes", &len);
-	size_t got = 0;
+	const uint8_t *p;
 
-	while (b != NULL && len - off >= 12) {
-		const uint8_t *n = (const uint8_t *)b + off;
-		uint32_t namesz = pclnrt_load32(n, 0), descsz =
-		    pclnrt_load32(n + 4, 0), type = pclnrt_load32(n + 8, 0);
-		size_t nl = (namesz + 3u) & ~3u, dl = (descsz + 3u) & ~3u;
-
-		if (nl > len - off - 12 || dl > len - off - 12 - nl)
-			break;
-		if (type == 3 && namesz == 4 && memcmp(n + 12, "GNU", 4) == 0) {
-			got = descsz < PCLN_PERF_BUILDID_MAX ? descsz :
-			    PCLN_PERF_BUILDID_MAX;
-			memcpy(id, n + 12 + nl, got);
-			break;
-		}
-		off += 12 + nl + dl;
+	if (b != NULL && pclnrt_note_build_id(b, len, 4,
+	    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__, &p, &n) == PCLNRT_OK) {
+		got = n < PCLN_PERF_BUILDID_MAX ? n : PCLN_PERF_BUILDID_MAX;
+		memcpy(id, p, got);
 	}
 	free(b);
 	return got;
@@ -216,25 +206,24 @@ running_kernel_id(uint8_t *id)
 /* Reading /proc/kallsyms costs the kernel 50-100 ms (it formats some
  * 120,000 lines), more than pclndump perf spends on thousands of
  * samples; perf record keeps a copy for the same reason.  The text
- * symbols are kept in the cache directory (lib/find's:
- * $XDG_CACHE_HOME/pcln, else ~/.cache/pcln) under a name made of the
+ * symbols are kept in the table cache's directory (lib/find's, as
+ * --cache says; none with --no-cache) under a name made of the
  * running kernel's build-id and a hash of the loaded modules' names and
  * addresses (/proc/modules), so a new kernel or a module loaded,
  * unloaded or moved makes a new entry. */
 static int
-kallsyms_name(char *buf, size_t size)
+kallsyms_name(struct perf_cmd *c, char *buf, size_t size)
 {
 	uint8_t id[PCLN_PERF_BUILDID_MAX];
-	size_t idlen = running_kernel_id(id), len = 0, i;
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	char *mods = slurp("/proc/modules", &len), *q, *e;
+	size_t idlen = running_kernel_id(id), len = 0;
+	const char *dir;
+	char *mods, *q, *e;
 	char hex[2 * PCLN_PERF_BUILDID_MAX + 1];
 	uint64_t h = 0;
 
-	if (idlen == 0) {
-		free(mods);
+	if (idlen == 0 || (dir = dump_perf_cache_dir(&c->tables)) == NULL)
 		return -1;
-	}
+	mods = slurp("/proc/modules", &len);
 	/* NAME SIZE REFS DEPS STATE ADDR: the first and last fields (no
 	 * /proc/modules: a kernel without modules). */
 	for (q = mods; mods != NULL && q < mods + len; q = e + 1) {
@@ -251,25 +240,17 @@ kallsyms_name(char *buf, size_t size)
 		}
 	}
 	free(mods);
-	for (i = 0; i < idlen; i++)
-		sprintf(hex + 2 * i, "%02x", id[i]);
-	if (xdg != NULL && xdg[0] == '/')
-		snprintf(buf, size, "%s/pcln/kallsyms-%s-%016" PRIx64, xdg, hex,
-		    h);
-	else if (home != NULL)
-		snprintf(buf, size, "%s/.cache/pcln/kallsyms-%s-%016" PRIx64,
-		    home, hex, h);
-	else
-		return -1;
+	pcln_build_id_hex(id, idlen, hex);
+	snprintf(buf, size, "%s/kallsyms-%s-%016" PRIx64, dir, hex, h);
 	return 0;
 }
 
 static char *
-kallsyms_cached(size_t *len)
+kallsyms_cached(struct perf_cmd *c, size_t *len)
 {
 	char path[4096];
 
-	if (kallsyms_name(path, sizeof path) < 0)
+	if (kallsyms_name(c, path, sizeof path) < 0)
 		return NULL;
 	return slurp(path, len);
 }
@@ -277,15 +258,15 @@ kallsyms_cached(size_t *len)
 /* Keep the text symbols of TEXT[0..LEN) (not when every address reads
  * as 0: kernel.kptr_restrict). */
 static void
-kallsyms_store(const char *text, size_t len)
+kallsyms_store(struct perf_cmd *c, const char *text, size_t len)
 {
-	char path[4096], *out, *slash;
+	char path[4096], *out;
 	const char *q, *e;
 	size_t n = 0;
 	int nonzero = 0;
 	pcln_err err;
 
-	if (kallsyms_name(path, sizeof path) < 0 ||
+	if (kallsyms_name(c, path, sizeof path) < 0 ||
 	    (out = malloc(len + 1)) == NULL)
 		return;
 	for (q = text; q < text + len; q = e + 1) {
@@ -302,12 +283,8 @@ kallsyms_store(const char *text, size_t len)
 		n += (size_t)(e - q);
 		out[n++] = '\n';
 	}
-	if (nonzero && (slash = strrchr(path, '/')) != NULL) {
-		*slash = '\0';
-		(void)mkdir(path, 0700);
-		*slash = '/';
+	if (nonzero)
 		(void)pcln_write_file_atomic(path, out, n, &err);
-	}
 	free(out);
 }
 
@@ -347,14 +324,14 @@ load_kallsyms(struct perf_cmd *c)
 		}
 	}
 	if (c->kallsyms_path == NULL &&
-	    (text = kallsyms_cached(&len)) != NULL)
+	    (text = kallsyms_cached(c, &len)) != NULL)
 		;
 	else if ((text = slurp(path, &len)) == NULL) {
 		fprintf(stderr, "%s: perf: %s: cannot read: %s: kernel frames "
 		    "are not named\n", dump_prog, path, strerror(errno));
 		return;
 	} else if (c->kallsyms_path == NULL)
-		kallsyms_store(text, len);
+		kallsyms_store(c, text, len);
 	c->kallsyms = pcln_perf_syms_kallsyms(text, len, &err);
 	free(text);
 	if (c->kallsyms != NULL && pcln_perf_syms_count(c->kallsyms) > 0 &&

@@ -49,6 +49,11 @@ struct perf_tables {
 int dump_perf_table(void *arg, const pcln_perf_object *obj,
     pcln_perf_table *t);
 void dump_perf_tables_free(struct perf_tables *pt);
+/* The table cache's directory (lib/find, opened once with pclndump's
+ * --cache and --cache-limit), where other things pclndump perf keeps
+ * may go too; NULL with --no-cache, without libdw, or if it cannot be
+ * used (warned once). */
+const char *dump_perf_cache_dir(struct perf_tables *pt);
 
 /* --- stacks (dump_flame.c) ------------------------------------------- */
 

@@ -171,6 +171,31 @@ text_vmo(const struct mfile *m)
 	return sec.addr - sec.offset;
 }
 
+const char *
+dump_perf_cache_dir(struct perf_tables *pt)
+{
+#ifdef PERF_USE_FIND
+	pcln_cache_opts co;
+	pcln_err err;
+
+	if (!pt->cache_tried) {
+		pt->cache_tried = 1;
+		memset(&co, 0, sizeof co);
+		memset(&err, 0, sizeof err);
+		co.dir = dump_find_opts.cache;
+		co.limit = dump_find_opts.limit;
+		if (!dump_find_opts.no_cache &&
+		    (pt->cache = pcln_cache_open(&co, &err)) == NULL)
+			fprintf(stderr, "%s: perf: warning: %s (tables are "
+			    "made, not cached)\n", dump_prog, err.msg);
+	}
+	return pt->cache != NULL ? pcln_cache_dir(pt->cache) : NULL;
+#else
+	(void)pt;
+	return NULL;
+#endif
+}
+
 #ifdef PERF_USE_FIND
 /* The table from lib/find: for the file PATH (its debug information
  * found as gdb finds it, the table cached by build-id), or, PATH NULL,
@@ -180,24 +205,14 @@ find_table(struct perf_tables *pt, struct perf_table_ent *e,
     const char *path)
 {
 	pcln_find_opts fo;
-	pcln_cache_opts co;
 	pcln_cached *ce;
 	pcln_err err;
 	int rc;
 
 	memset(&fo, 0, sizeof fo);
-	memset(&co, 0, sizeof co);
 	memset(&err, 0, sizeof err);
 	fo.debug_dirs = dump_find_opts.ndirs > 0 ? dump_find_opts.dirs : NULL;
-	if (!pt->cache_tried) {
-		pt->cache_tried = 1;
-		co.dir = dump_find_opts.cache;
-		co.limit = dump_find_opts.limit;
-		if (!dump_find_opts.no_cache &&
-		    (pt->cache = pcln_cache_open(&co, &err)) == NULL)
-			fprintf(stderr, "%s: perf: warning: %s (tables are "
-			    "made, not cached)\n", dump_prog, err.msg);
-	}
+	(void)dump_perf_cache_dir(pt);
 	if ((ce = calloc(1, sizeof *ce)) == NULL)
 		return -1;
 	rc = path != NULL ? pcln_table_for_file(pt->cache, path, &fo, 0, ce,
