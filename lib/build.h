@@ -21,14 +21,22 @@
 
 #include "internal.h"
 
-struct point {
-	uint32_t off;		/* bytes from the function's entry */
-	int32_t value;
-};
-
+/* A pc-value table as it is built, already in its final encoding
+ * (zig-zag value delta, pc delta / quantum per row; equal consecutive
+ * values merged; a row of -1 first if the first point is above 0): the
+ * rows before the open one are complete in P; the open row has a start
+ * and a value and runs to the next point that changes the value, or to
+ * the function's end, where the write closes it and adds the
+ * terminating 0 (build_write.c).  N == 0: the table is absent. */
 struct ptab {
-	struct point *pt;
-	uint32_t n, cap;
+	uint8_t *p;		/* the complete rows */
+	uint32_t len, cap;
+	uint32_t n;		/* points added */
+	uint32_t rows;		/* complete rows */
+	uint32_t last;		/* the last point's offset */
+	uint32_t start;		/* the open row's start offset */
+	int32_t val;		/* the open row's value */
+	int32_t prev;		/* the value before it (-1 first) */
 };
 
 /* An inlined call (INLTREE record). */

@@ -176,45 +176,26 @@ plan_go12(struct wstate *w)
 }
 
 /* Encode table T of a function of SIZE bytes into OUT (replacing its
- * contents): rows of (zig-zag value delta, pc delta / Q), equal
- * consecutive values merged, -1 before a first point above 0, the last row
- * running to SIZE, then the terminating 0.  An empty T encodes as nothing
- * (an absent table).  *ROWS gets the number of rows. */
+ * contents): its complete rows, the open row closed at SIZE, then the
+ * terminating 0 (struct ptab).  An empty T encodes as nothing (an absent
+ * table).  *ROWS gets the number of rows. */
 static int
 encode(const struct ptab *t, uint32_t size, unsigned q, struct bbuf *out,
     size_t *rows)
 {
-	int32_t prev = -1, val;
-	uint32_t start = 0, end, i = 0;
-	size_t n = 0;
-
 	out->len = 0;
 	*rows = 0;
 	if (t->n == 0)
 		return 0;
-	if (bbuf_reserve(out, ((size_t)t->n + 1) * 2 * PCLN_VARINT_MAX + 1))
+	if (bbuf_reserve(out, (size_t)t->len + 2 * PCLN_VARINT_MAX + 1))
 		return -1;
-	if (t->pt[0].off > 0)
-		val = -1;
-	else
-		val = t->pt[i++].value;
-	for (;;) {
-		while (i < t->n && t->pt[i].value == val)
-			i++;
-		end = i < t->n ? t->pt[i].off : size;
-		out->len += pcln_put_uvarint(out->p + out->len,
-		    pcln_zigzag((int32_t)((uint32_t)val - (uint32_t)prev)));
-		out->len += pcln_put_uvarint(out->p + out->len,
-		    (end - start) / q);
-		n++;
-		prev = val;
-		if (i == t->n)
-			break;
-		start = t->pt[i].off;
-		val = t->pt[i++].value;
-	}
+	memcpy(out->p, t->p, t->len);
+	out->len = t->len;
+	out->len += pcln_put_uvarint(out->p + out->len,
+	    pcln_zigzag((int32_t)((uint32_t)t->val - (uint32_t)t->prev)));
+	out->len += pcln_put_uvarint(out->p + out->len, (size - t->start) / q);
 	out->p[out->len++] = 0;
-	*rows = n;
+	*rows = (size_t)t->rows + 1;
 	return 0;
 }
 

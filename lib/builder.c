@@ -3,8 +3,9 @@
  * is build_write.c's (the Go 1.2 part) and build_trailer.c's (the
  * trailer); build.h has the structures they share.
  *
- * Memory: one record per function (about 100 bytes), one growing array of
- * 8-byte points per non-empty table, interned names.
+ * Memory: one record per function (about 200 bytes), each non-empty
+ * table in its final encoding (a few bytes a row; struct ptab), interned
+ * names.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -54,9 +55,9 @@ pcln_builder_free(pcln_builder *b)
 	for (i = 0; i < b->nf; i++) {
 		struct bfunc *f = &b->f[i];
 		for (j = 0; j < 3; j++)
-			free(f->tab[j].pt);
+			free(f->tab[j].p);
 		for (j = 0; j < f->npcdata; j++)
-			free(f->pcdata[j].pt);
+			free(f->pcdata[j].p);
 		free(f->pcdata);
 		free(f->funcdata);
 		free(f->inl);
@@ -252,20 +253,40 @@ check_value(pcln_builder *b, long f, int table, uint32_t pcoff,
 	return 0;
 }
 
+/* Add the point (OFF, VALUE) to T, whose points are offsets in units
+ * of Q: close the open row at OFF if VALUE changes it.  0, or -1 out of
+ * memory (T unchanged). */
 static int
-push_point(struct ptab *t, uint32_t off, int32_t value)
+push_point(struct ptab *t, uint32_t off, int32_t value, unsigned q)
 {
-	if (t->n == t->cap) {
-		uint32_t cap = t->cap ? t->cap * 2 : 4;
-		struct point *p;
-		if (t->cap > UINT32_MAX / 2 ||
-		    (p = realloc(t->pt, (size_t)cap * sizeof *p)) == NULL)
-			return -1;
-		t->pt = p;
-		t->cap = cap;
+	uint8_t *p;
+
+	if (t->n == 0) {
+		t->len = t->rows = 0;
+		t->start = 0;
+		t->prev = -1;
+		t->val = off > 0 ? -1 : value;
 	}
-	t->pt[t->n].off = off;
-	t->pt[t->n].value = value;
+	if (value != t->val) {
+		if (t->cap - t->len < 2 * PCLN_VARINT_MAX) {
+			uint32_t cap = t->cap ? t->cap * 2 : 16;
+			if (t->cap > UINT32_MAX / 2 ||
+			    (p = realloc(t->p, cap)) == NULL)
+				return -1;
+			t->p = p;
+			t->cap = cap;
+		}
+		p = t->p + t->len;
+		p += pcln_put_uvarint(p, pcln_zigzag((int32_t)((uint32_t)t->val -
+		    (uint32_t)t->prev)));
+		p += pcln_put_uvarint(p, (off - t->start) / q);
+		t->len = (uint32_t)(p - t->p);
+		t->rows++;
+		t->prev = t->val;
+		t->start = off;
+		t->val = value;
+	}
+	t->last = off;
 	t->n++;
 	return 0;
 }
@@ -286,18 +307,18 @@ pcln_builder_add_point(pcln_builder *b, long f, int table, uint64_t pcoff,
 		    "function %ld (%s): table %d point at +0x%" PRIx64
 		    ", expected a multiple of %u below the size 0x%" PRIx32,
 		    f, pclni_build_fname(b, fn), table, pcoff, b->t.quantum, fn->size);
-	if (t->n > 0 && pcoff <= t->pt[t->n - 1].off)
+	if (t->n > 0 && pcoff <= t->last)
 		return pclni_seterr(err, PCLN_EORDER, -1,
 		    "function %ld (%s): table %d point at +0x%" PRIx64
 		    " not after the previous point at +0x%" PRIx32, f,
-		    pclni_build_fname(b, fn), table, pcoff, t->pt[t->n - 1].off);
+		    pclni_build_fname(b, fn), table, pcoff, t->last);
 	if (table == PCLN_TAB_PCFILE && t->n == 0 && pcoff != 0)
 		return pclni_seterr(err, PCLN_ERANGE, -1,
 		    "function %ld (%s): first pcfile point at +0x%" PRIx64
 		    ", expected +0 (no file is -1)", f, pclni_build_fname(b, fn), pcoff);
 	if (check_value(b, f, table, (uint32_t)pcoff, value, err) != 0)
 		return -1;
-	if (push_point(t, (uint32_t)pcoff, value) != 0)
+	if (push_point(t, (uint32_t)pcoff, value, b->t.quantum) != 0)
 		return pclni_seterr(err, PCLN_ENOMEM, -1,
 		    "function %ld (%s): out of memory", f, pclni_build_fname(b, fn));
 	return 0;
@@ -308,7 +329,7 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
     const uint8_t *bytes, size_t len, pcln_err *err)
 {
 	struct pclnrt_pcstep s;
-	struct ptab *t, nt = { NULL, 0, 0 };
+	struct ptab *t, nt;
 	struct bfunc *fn;
 	int rc;
 
@@ -316,6 +337,7 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 	if ((t = get_tab(b, f, table, 1, err)) == NULL)
 		return -1;
 	fn = &b->f[f];
+	memset(&nt, 0, sizeof nt);
 	if (len > 0 && bytes == NULL)
 		return pclni_seterr(err, PCLN_EINVAL, -1,
 		    "function %ld (%s): table %d: NULL bytes", f, pclni_build_fname(b, fn),
@@ -327,7 +349,7 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 	pclnrt_pcstep_init(&s, bytes, bytes + len, 0, b->t.quantum);
 	while ((rc = pclnrt_pcstep(&s)) == 1) {
 		if (s.nextpc > fn->size) {
-			free(nt.pt);
+			free(nt.p);
 			return pclni_seterr(err, PCLN_EPCTAB,
 			    (int64_t)(s.p - bytes),
 			    "function %ld (%s): table %d row ending at +0x%"
@@ -338,8 +360,9 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 		if (s.nextpc == s.pc)
 			continue;	/* an empty row holds nowhere */
 		if (check_value(b, f, table, (uint32_t)s.pc, s.value, err) != 0 ||
-		    push_point(&nt, (uint32_t)s.pc, s.value) != 0) {
-			free(nt.pt);
+		    push_point(&nt, (uint32_t)s.pc, s.value,
+		    b->t.quantum) != 0) {
+			free(nt.p);
 			if (err != NULL && err->code == PCLN_OK)
 				pclni_seterr(err, PCLN_ENOMEM, -1,
 				    "function %ld: out of memory", f);
@@ -347,7 +370,7 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 		}
 	}
 	if (rc < 0) {
-		free(nt.pt);
+		free(nt.p);
 		return pclni_seterr(err, rc == -1 ? PCLN_ETRUNC : PCLN_EVARINT,
 		    (int64_t)(s.p - bytes), "function %ld (%s): table %d: %s "
 		    "at byte 0x%tx of %zu, expected a terminated table", f,
@@ -355,7 +378,7 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 		    "varint overflow", s.p - bytes, len);
 	}
 	if ((size_t)(s.p - bytes) != len || s.nextpc != fn->size) {
-		free(nt.pt);
+		free(nt.p);
 		if ((size_t)(s.p - bytes) != len)
 			return pclni_seterr(err, PCLN_EPCTAB,
 			    (int64_t)(s.p - bytes), "function %ld (%s): table "
@@ -366,12 +389,14 @@ pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
 		    "), expected [0, 0x%" PRIx32 ")", f, pclni_build_fname(b, fn), table,
 		    s.nextpc, fn->size);
 	}
-	if (table == PCLN_TAB_PCFILE && nt.n > 0 && nt.pt[0].off != 0) {
-		free(nt.pt);
+	/* A first row of -1 (a zero first delta) is a first point above 0. */
+	if (table == PCLN_TAB_PCFILE && nt.n > 0 && (nt.rows == 0 ?
+	    nt.val == -1 : nt.p[0] == 0)) {
+		free(nt.p);
 		return pclni_seterr(err, PCLN_ERANGE, 0, "function %ld (%s): "
 		    "pcfile table starts with no file", f, pclni_build_fname(b, fn));
 	}
-	free(t->pt);
+	free(t->p);
 	*t = nt;
 	return 0;
 }

@@ -13,7 +13,9 @@
 #    .eh_frame: a warning naming the section and byte offset, exit 0; with
 #    --strict exit 1 and the earlier output untouched;
 #  - a .text whose header claims 2^40 bytes keeps every function, with a
-#    warning; the summary line is printed without -v.
+#    warning; the summary line is printed without -v;
+#  - an FDE that reads well but whose instructions libdw cannot execute:
+#    a warning naming the FDE's byte offset and the function, exit 0.
 
 . "${top_srcdir:-.}/tests/lib.sh"
 DUMP=$D
@@ -190,5 +192,46 @@ grep -q 'warning: .*\.text claims 0x10000000000 bytes' huge.err ||
 n0=$("$DUMP" functions victim.pcln | wc -l)
 n1=$("$DUMP" functions huge.pcln | wc -l)
 [ "$n0" -eq "$n1" ] || fail "huge: $n1 functions listed, the sound program $n0"
+
+# --- an FDE whose instructions cannot be executed -------------------------
+# badcfi's FDE holds DW_CFA 0x3f (user-defined, which libdw refuses) after
+# its first row: pcsp is known at the entry, unknown (-1) after it.
+cat >badcfi.s <<'EOF'
+	.text
+	.globl	badcfi
+	.type	badcfi, @function
+badcfi:
+	.cfi_startproc
+	pushq	%rbp
+	.cfi_def_cfa_offset 16
+	.cfi_escape 0x3f
+	movq	%rsp, %rbp
+	popq	%rbp
+	.cfi_def_cfa_offset 8
+	ret
+	.cfi_endproc
+	.size	badcfi, .-badcfi
+	.section .note.GNU-stack,"",@progbits
+EOF
+printf 'int badcfi(void);\nint main(void) { return badcfi(); }\n' >badcfi-main.c
+if gcc -O2 -g -o badcfi badcfi-main.c badcfi.s 2>badcfi.cc.err; then
+	entry=$(nm badcfi | awk '$3 == "badcfi" { print $1 }')
+	fde=$(readelf -wf badcfi | awk -v e="$entry" '
+	    $4 == "FDE" && $6 ~ "^pc=0*" e "[.][.]" { print $1; exit }' |
+	    sed 's/^0*//')
+	at=$(printf %x $((0x$entry + 1)))
+	"$LD" --elf badcfi -o badcfi.pcln 2>badcfi.err ||
+		{ cat badcfi.err >&2; fail "badcfi: pclnld exit $?, expected 0"; }
+	grep -q "warning: badcfi: .eh_frame at byte offset 0x$fde: the FDE of badcfi cannot be executed at 0x$at " badcfi.err ||
+		{ cat badcfi.err >&2; fail "badcfi: no warning naming the FDE at 0x$fde and 0x$at"; }
+	got=$("$DUMP" func badcfi.pcln badcfi | awk '/^  pcsp/ { p = 1; next }
+	    p && /^  [a-z]/ { exit } p { print $NF }' | tr '\n' ' ')
+	[ "$got" = "0 -1 " ] || fail "badcfi: pcsp values '$got', expected '0 -1 '"
+	"$LD" --elf badcfi --strict -o badcfi.strict 2>/dev/null
+	[ $? -eq 1 ] || fail "badcfi --strict: exit status not 1"
+else
+	cat badcfi.cc.err >&2
+	fail "badcfi: gcc"
+fi
 
 [ $fails -eq 0 ]

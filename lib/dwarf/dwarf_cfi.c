@@ -25,20 +25,181 @@ addpt(struct imp *im, int which, uint64_t off, int32_t v)
 	return 0;
 }
 
-/* The CFI frame at PC, from .eh_frame or else .debug_frame. */
-static Dwarf_Frame *
-frame_at(struct imp *im, uint64_t pc)
+/* libdw's error code for "no FDE covers this pc" (DWARF_E_NO_MATCH,
+ * not exported): that of a lookup no FDE can answer. */
+static int
+nomatch_errno(Dwarf_CFI *cfi)
 {
 	Dwarf_Frame *fr = NULL;
 
-	if (im->cfi_eh != NULL &&
-	    dwarf_cfi_addrframe(im->cfi_eh, pc, &fr) == 0)
-		return fr;
-	fr = NULL;
-	if (im->cfi_dbg != NULL &&
-	    dwarf_cfi_addrframe(im->cfi_dbg, pc, &fr) == 0)
-		return fr;
+	if (dwarf_cfi_addrframe(cfi, (Dwarf_Addr)-1, &fr) == 0) {
+		free(fr);
+		return -1;
+	}
+	return dwarf_errno();
+}
+
+/* The CFI frame at PC, from .eh_frame or else .debug_frame.  If there
+ * is none because an FDE covering PC cannot be executed (rather than
+ * because none covers it), *BADSEC names its section and *BADERR holds
+ * libdw's error. */
+static Dwarf_Frame *
+frame_at(struct imp *im, uint64_t pc, const char **badsec, int *baderr)
+{
+	Dwarf_CFI *cfi[2] = { im->cfi_eh, im->cfi_dbg };
+	static const char *const name[2] = { ".eh_frame", ".debug_frame" };
+	int i, e;
+
+	*badsec = NULL;
+	for (i = 0; i < 2; i++) {
+		Dwarf_Frame *fr = NULL;
+		if (cfi[i] == NULL)
+			continue;
+		if (dwarf_cfi_addrframe(cfi[i], pc, &fr) == 0)
+			return fr;
+		e = dwarf_errno();
+		if (*badsec == NULL && e != nomatch_errno(cfi[i])) {
+			*badsec = name[i];
+			*baderr = e;
+		}
+	}
 	return NULL;
+}
+
+/* Read an encoded pointer (DW_EH_PE_*) of ENC at *P (below END) whose
+ * position in its section is at address ADDR; PS is the absptr size.
+ * 0, or -1 for an encoding we do not decode (or a short read). */
+static int
+read_encoded(const uint8_t **p, const uint8_t *end, unsigned enc,
+    unsigned ps, uint64_t addr, int big, uint64_t *out)
+{
+	const uint8_t *q = *p;
+	uint64_t v = 0;
+	unsigned n, i, sh = 0;
+
+	if (enc == 0xff || (enc & 0x80) != 0 || ((enc & 0x70) != 0 &&
+	    (enc & 0x70) != 0x10))
+		return -1;	/* omitted, indirect, or not absolute/pcrel */
+	switch (enc & 0x0f) {
+	case 0x00: n = ps; break;
+	case 0x02: case 0x0a: n = 2; break;
+	case 0x03: case 0x0b: n = 4; break;
+	case 0x04: case 0x0c: n = 8; break;
+	case 0x01: case 0x09:	/* uleb128, sleb128 */
+		for (;;) {
+			if (q >= end || sh > 63)
+				return -1;
+			v |= (uint64_t)(*q & 0x7f) << sh;
+			sh += 7;
+			if ((*q++ & 0x80) == 0)
+				break;
+		}
+		if ((enc & 0x0f) == 0x09 && sh < 64 && (q[-1] & 0x40))
+			v |= ~(uint64_t)0 << sh;
+		goto done;
+	default:
+		return -1;
+	}
+	if ((size_t)(end - q) < n)
+		return -1;
+	for (i = 0; i < n; i++)
+		v |= (uint64_t)q[big ? i : n - 1 - i] << (8 * (n - 1 - i));
+	if ((enc & 0x08) && n < 8 && (v >> (8 * n - 1)) & 1)
+		v |= ~(uint64_t)0 << (8 * n);	/* sdata2, sdata4 */
+	q += n;
+done:
+	if ((enc & 0x70) == 0x10)
+		v += addr;
+	*p = q;
+	*out = v;
+	return 0;
+}
+
+/* The byte offset in section NAME of the FDE that covers PC, or
+ * UINT64_MAX if it cannot be found. */
+static uint64_t
+fde_offset(struct imp *im, const char *name, uint64_t pc)
+{
+	GElf_Ehdr ehdr;
+	GElf_Shdr sh;
+	Elf_Scn *scn = pclni_dw_section(im->elf, name, &sh);
+	Elf_Data *d;
+	int eh = strcmp(name, ".eh_frame") == 0;
+	Dwarf_Off off = 0, next;
+	unsigned ps;
+	int big;
+
+	if (scn == NULL || sh.sh_type == SHT_NOBITS ||
+	    (d = elf_getdata(scn, NULL)) == NULL ||
+	    gelf_getehdr(im->elf, &ehdr) == NULL)
+		return UINT64_MAX;
+	ps = ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 8 : 4;
+	big = ehdr.e_ident[EI_DATA] == ELFDATA2MSB;
+	while (off < d->d_size) {
+		Dwarf_CFI_Entry e, c;
+		Dwarf_Off cnext;
+		const uint8_t *p, *end;
+		unsigned enc = 0;
+		uint64_t loc, len;
+
+		if (dwarf_next_cfi(ehdr.e_ident, d, eh, off, &next, &e) != 0 ||
+		    next <= off)
+			break;
+		if (!dwarf_cfi_cie_p(&e) && dwarf_next_cfi(ehdr.e_ident, d, eh,
+		    e.fde.CIE_pointer, &cnext, &c) == 0 && dwarf_cfi_cie_p(&c)) {
+			/* The FDE pointer encoding: 'R' in a "z" augmentation. */
+			const char *a = c.cie.augmentation;
+			const uint8_t *ad = c.cie.augmentation_data;
+			const uint8_t *ae = ad + c.cie.augmentation_data_size;
+			int ok = 1;
+			if (eh && a[0] == 'z' && ad != NULL) {
+				for (a++; *a != '\0' && ok; a++) {
+					uint64_t skip;
+					if (*a == 'R' && ad < ae)
+						enc = *ad++;
+					else if (*a == 'L' && ad < ae)
+						ad++;
+					else if (*a == 'P' && ad < ae) {
+						unsigned pe = *ad++;
+						ok = read_encoded(&ad, ae, pe & 0x0f,
+						    ps, 0, big, &skip) == 0;
+					} else if (*a != 'S' && *a != 'B')
+						ok = 0;
+				}
+			} else if (eh && a[0] != '\0')
+				ok = 0;
+			p = e.fde.start;
+			end = e.fde.end;
+			if (ok && read_encoded(&p, end, enc, ps, sh.sh_addr +
+			    (uint64_t)(p - (const uint8_t *)d->d_buf), big,
+			    &loc) == 0 && read_encoded(&p, end, enc & 0x0f, ps, 0,
+			    big, &len) == 0 && pc >= loc && pc - loc < len)
+				return off;
+		}
+		off = next;
+	}
+	return UINT64_MAX;
+}
+
+/* Warn that the FDE of section SEC covering PC in Y cannot be executed
+ * (libdw's error ERR): Y's pcs from PC on get pcsp unknown. */
+static int
+bad_fde(struct imp *im, const struct sym *y, uint64_t pc, const char *sec,
+    int err)
+{
+	uint64_t off = fde_offset(im, sec, pc);
+	const char *fn = y->name != NULL ? y->name : "a function";
+
+	if (off == UINT64_MAX)
+		return pclni_dw_damage(im, sec, 0, "the FDE of %s covering 0x%llx "
+		    "(not located) cannot be executed (%s); pcs from 0x%llx "
+		    "to its end get stack-pointer delta unknown (-1)",
+		    fn, (unsigned long long)pc, dwarf_errmsg(err),
+		    (unsigned long long)pc);
+	return pclni_dw_damage(im, sec, off, "the FDE of %s cannot be "
+	    "executed at 0x%llx (%s); pcs from there to its end get "
+	    "stack-pointer delta unknown (-1)", fn,
+	    (unsigned long long)pc, dwarf_errmsg(err));
 }
 
 /* Where the caller's frame pointer is, by FR's rule for it: the offset
@@ -93,7 +254,9 @@ pclni_dw_read_cfi(struct imp *im, const struct sym *y,
 	}
 	*frame = 0;
 	while (pc < end) {
-		Dwarf_Frame *fr = frame_at(im, pc);
+		const char *badsec;
+		int baderr = 0;
+		Dwarf_Frame *fr = frame_at(im, pc, &badsec, &baderr);
 		Dwarf_Addr fs, fe;
 		Dwarf_Op *ops;
 		size_t nops;
@@ -102,6 +265,9 @@ pclni_dw_read_cfi(struct imp *im, const struct sym *y,
 		int bad;
 
 		if (fr == NULL) {
+			if (badsec != NULL &&
+			    bad_fde(im, y, pc, badsec, baderr) < 0)
+				return -1;
 			if (addpt(im, P_SP, pc - y->addr, v) < 0 ||
 			    addpt(im, P_CFA, pc - y->addr, 0) < 0 ||
 			    addpt(im, P_FPSAVE, pc - y->addr, 0) < 0)
