@@ -1,0 +1,282 @@
+/* self.c -- this process's objects in a runtime registry (pcln_proc.h).
+ *
+ * dl_iterate_phdr reports each loaded object with its load bias
+ * (dlpi_addr) and program headers.  Its table is found as for any object
+ * (objects.c) -- from its file, mapped or copied into memory of our own,
+ * never pointing into the object's own mapping, which dlclose unmaps --
+ * and registered as a module at that bias.  The main program (an empty
+ * name) is /proc/self/exe; the vDSO is read from memory.  The iteration
+ * only collects: tables are found after it, outside the loader's lock.
+ */
+#define _GNU_SOURCE 1
+#include <config.h>
+
+#include <errno.h>
+#include <link.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "proc_internal.h"
+
+#define SELF_MAX_OBJECTS	1024
+
+struct sobj {
+	pcln_object *obj;
+	uint64_t bias;
+	char *name;		/* dlpi_name as reported */
+	pclnrt_module mod;
+	int registered;
+	int seen;
+};
+
+struct pcln_self {
+	pclnp_store store;
+	pclnp_registry reg;
+	struct sobj **o;
+	size_t n, cap;
+};
+
+/* One object as dl_iterate_phdr reported it. */
+struct seen {
+	char *name;
+	uint64_t addr;
+	const ElfW(Phdr) *phdr;
+	size_t phnum;
+};
+
+struct seenlist {
+	struct seen *v;
+	size_t n, cap;
+	int nomem;
+};
+
+static int
+collect(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct seenlist *l = arg;
+	const char *nm = info->dlpi_name != NULL ? info->dlpi_name : "";
+	size_t len = strlen(nm) + 1;
+	struct seen *s;
+
+	(void)size;
+	if (pclni_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v) < 0) {
+		l->nomem = 1;
+		return 1;
+	}
+	s = &l->v[l->n];
+	if ((s->name = malloc(len)) == NULL) {
+		l->nomem = 1;
+		return 1;
+	}
+	memcpy(s->name, nm, len);
+	s->addr = info->dlpi_addr;
+	s->phdr = info->dlpi_phdr;
+	s->phnum = info->dlpi_phnum;
+	l->n++;
+	return 0;
+}
+
+/* The ELF image of the vDSO at EHDR: up to the end of its last segment
+ * or of its section headers. */
+static size_t
+vdso_size(const ElfW(Ehdr) *eh)
+{
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(const void *)
+	    ((const char *)eh + eh->e_phoff);
+	size_t i, lim = 0;
+
+	/* (The kernel's vDSO is one segment holding the whole file, its
+	 * section headers included.) */
+	for (i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD &&
+		    ph[i].p_offset + ph[i].p_filesz > lim)
+			lim = ph[i].p_offset + ph[i].p_filesz;
+	return lim;
+}
+
+static pcln_object *
+find_object(pcln_self *s, const struct seen *e)
+{
+	uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	char exe[PATH_MAX];
+	const char *path = e->name;
+	struct stat st;
+	size_t i;
+
+	for (i = 0; vdso != 0 && i < e->phnum; i++)
+		if (e->phdr[i].p_type == PT_LOAD && e->phdr[i].p_offset == 0 &&
+		    e->addr + e->phdr[i].p_vaddr == vdso)
+			return pclnp_object_memory(&s->store, "[vdso]",
+			    (const uint8_t *)vdso,
+			    vdso_size((const ElfW(Ehdr) *)vdso));
+	if (path[0] == 0) {
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (n <= 0)
+			return pclnp_object_none(&s->store, "(main program)",
+			    "/proc/self/exe: cannot read the link");
+		exe[n] = 0;
+		path = exe;
+	}
+	if (stat(path, &st) < 0) {
+		char note[PATH_MAX + 64];
+		snprintf(note, sizeof note, "%s: %s", path, strerror(errno));
+		return pclnp_object_none(&s->store, path, note);
+	}
+	return pclnp_object_file(&s->store, path, path, major(st.st_dev),
+	    minor(st.st_dev), st.st_ino, 0, 0, NULL, 0);
+}
+
+static void
+free_sobj(struct sobj *x)
+{
+	free(x->name);
+	free(x);
+}
+
+long
+pcln_self_refresh(pcln_self *s, pcln_err *err)
+{
+	struct seenlist l;
+	size_t i, j, k;
+	long changes = 0;
+	int removed = 0;
+
+	pclni_clearerr(err);
+	memset(&l, 0, sizeof l);
+	(void)dl_iterate_phdr(collect, &l);
+	if (l.nomem) {
+		for (i = 0; i < l.n; i++)
+			free(l.v[i].name);
+		free(l.v);
+		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+	}
+	for (j = 0; j < s->n; j++)
+		s->o[j]->seen = 0;
+	for (i = 0; i < l.n; i++) {
+		struct sobj *x = NULL;
+
+		for (j = 0; j < s->n; j++)
+			if (s->o[j]->bias == l.v[i].addr &&
+			    strcmp(s->o[j]->name, l.v[i].name) == 0) {
+				x = s->o[j];
+				break;
+			}
+		if (x != NULL) {
+			x->seen = 1;
+			continue;
+		}
+		if (s->n >= SELF_MAX_OBJECTS ||
+		    pclni_grow(&s->o, &s->cap, s->n + 1, sizeof *s->o) < 0 ||
+		    (x = calloc(1, sizeof *x)) == NULL)
+			continue;
+		x->name = l.v[i].name;
+		l.v[i].name = NULL;
+		x->bias = l.v[i].addr;
+		x->seen = 1;
+		if ((x->obj = find_object(s, &l.v[i])) == NULL) {
+			free_sobj(x);
+			continue;
+		}
+		x->obj->priv_->refs++;
+		if (x->obj->blob != NULL &&
+		    pclnrt_module_init(&x->mod, x->obj->blob, x->obj->len,
+		    x->bias, x->obj->path) == PCLNRT_EINIT_OK &&
+		    pclnp_registry_add(&s->reg, &x->mod) == 0)
+			x->registered = 1;
+		s->o[s->n++] = x;
+		changes++;
+	}
+	/* Objects gone: out of the registry first, then (once no reader
+	 * holds them) forgotten.  Their tables stay in the store. */
+	for (j = 0; j < s->n; j++)
+		if (!s->o[j]->seen && s->o[j]->registered) {
+			(void)pclnp_registry_remove(&s->reg, &s->o[j]->mod);
+			s->o[j]->registered = 0;
+			removed = 1;
+		}
+	if (removed)
+		pclnp_registry_quiesce(&s->reg);
+	for (j = 0, k = 0; j < s->n; j++) {
+		if (s->o[j]->seen) {
+			s->o[k++] = s->o[j];
+			continue;
+		}
+		s->o[j]->obj->priv_->refs--;
+		free_sobj(s->o[j]);
+		changes++;
+	}
+	s->n = k;
+	for (i = 0; i < l.n; i++)
+		free(l.v[i].name);
+	free(l.v);
+	return changes;
+}
+
+pcln_self *
+pcln_self_open(unsigned flags, pcln_err *err)
+{
+	pcln_self *s = calloc(1, sizeof *s);
+
+	if (s == NULL) {
+		pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+		return NULL;
+	}
+	pclnp_store_init(&s->store, flags);
+	if (pclnp_registry_init(&s->reg, SELF_MAX_OBJECTS) < 0) {
+		free(s);
+		pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+		return NULL;
+	}
+	if (pcln_self_refresh(s, err) < 0) {
+		pcln_self_close(s);
+		return NULL;
+	}
+	return s;
+}
+
+pclnrt_registry *
+pcln_self_registry(pcln_self *s)
+{
+	return &s->reg.r;
+}
+
+size_t
+pcln_self_nobjects(const pcln_self *s)
+{
+	return s->n;
+}
+
+const pcln_object *
+pcln_self_object(const pcln_self *s, size_t i, uint64_t *bias)
+{
+	if (i >= s->n)
+		return NULL;
+	if (bias != NULL)
+		*bias = s->o[i]->bias;
+	return s->o[i]->obj;
+}
+
+void
+pcln_self_close(pcln_self *s)
+{
+	size_t j;
+
+	if (s == NULL)
+		return;
+	for (j = 0; j < s->n; j++) {
+		if (s->o[j]->registered)
+			(void)pclnp_registry_remove(&s->reg, &s->o[j]->mod);
+		free_sobj(s->o[j]);
+	}
+	pclnp_registry_quiesce(&s->reg);
+	free(s->o);
+	pclnp_registry_free(&s->reg);
+	pclnp_store_free(&s->store);
+	free(s);
+}
