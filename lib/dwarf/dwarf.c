@@ -252,7 +252,16 @@ run(struct imp *im)
 	size_t i;
 
 	if (set_target(im) < 0 || pclni_dw_read_symbols(im) < 0 ||
-	    open_debug(im) < 0 || read_units(im) < 0)
+	    open_debug(im) < 0)
+		return -1;
+	/* Stripped to .dynsym: the local functions have FDEs, not names. */
+	if (im->dynsym_only && pclni_dw_add_fde_funcs(im) < 0)
+		return -1;
+	if (im->nsyms == 0)
+		return pclni_seterr(im->err, PCLN_ENOTFOUND, -1,
+		    "%s: no function symbols (expected STT_FUNC symbols in "
+		    ".symtab or .dynsym, or FDEs in .eh_frame)", im->path);
+	if (read_units(im) < 0)
 		return -1;
 	if ((im->b = pcln_builder_new(&im->st->target, im->err)) == NULL)
 		return -1;
