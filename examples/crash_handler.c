@@ -9,6 +9,16 @@
  * allocates nothing (tests/crash-gdb.sh checks it with breakpoints on
  * malloc, calloc, realloc and free).
  *
+ * Built with -DCRASH_PROCESS (examples/xcrash.c and xcrash_cxx.cc, which
+ * link libpcln) it walks the whole process instead: every object
+ * dl_iterate_phdr reports gets a table at start-up (pcln_self_open,
+ * lib/proc: its .pcln section, or a table made from its symbols, DWARF
+ * and CFI -- libc as Debian ships it included), and crash_handler_refresh
+ * adds and removes objects after dlopen and dlclose.  The walk then reads
+ * the stack with pcln_self_read (a bad address fails the read instead of
+ * faulting again), brackets its lookups (pclnrt_read_begin/end) against
+ * a refresh in another thread, and prints each frame's object.
+ *
  * Built with -DCRASH_DEMANGLE (the C++ program) it prints C++ names
  * demangled, with libiberty's allocation-free interface
  * cplus_demangle_v3_callback and binutils addr2line -C's flags
@@ -28,6 +38,11 @@
 
 #include "pclnrt.h"
 #include "crash_handler.h"
+#ifdef CRASH_PROCESS
+#include <stdio.h>
+
+#include "pcln_proc.h"
+#endif
 
 #ifdef CRASH_DEMANGLE
 #if defined __has_include
@@ -45,14 +60,22 @@
 #define CRASH_ALTSTACK	(64 * 1024)
 #endif
 
+#ifdef CRASH_PROCESS
+static pcln_self *self;
+static pclnrt_registry *registry;	/* pcln_self_registry(self) */
+#define CRASH_READ	pcln_self_read
+#else
 extern const uint8_t pcln_blob_start[], pcln_blob_end[];
 
 static pclnrt_module module;
 static _Atomic(pclnrt_module *) slots[1];
-static pclnrt_registry registry;
+static pclnrt_registry registry_one;
+static pclnrt_registry *registry = &registry_one;
+#define CRASH_READ	NULL		/* pclnrt_read_direct */
+#endif
 static int have_table;
 static char altstack[CRASH_ALTSTACK];
-static pclnrt_frame frames[64];
+static pclnrt_frame frames[128];
 
 /* --- output without allocation ---------------------------------------- */
 
@@ -147,6 +170,10 @@ put_name(const char *name)
 {
 	struct dmbuf b;
 
+	if (name[0] == 0) {	/* unnamed: code with CFI, no symbol */
+		put("??");
+		return;
+	}
 	b.n = 0;
 	b.full = 0;
 	if (strnlen(name, CRASH_DEMANGLE_MAX) < CRASH_DEMANGLE_MAX &&
@@ -163,14 +190,20 @@ put_name(const char *name)
 static void
 put_name(const char *name)
 {
+	if (name[0] == 0) {	/* unnamed: code with CFI, no symbol */
+		put("??");
+		return;
+	}
 	put(name);
 	put("(...)");
 }
 #endif
 
+/* NAME [inlined]
+ *	FILE:LINE +OFF[ in OBJECT at PC] */
 static void
 put_frame(const char *name, const char *file, int32_t line, int inlined,
-    uint64_t off)
+    uint64_t off, const pclnrt_frame *f)
 {
 	put_name(name != NULL ? name : "?");
 	if (inlined)
@@ -183,6 +216,16 @@ put_frame(const char *name, const char *file, int32_t line, int inlined,
 		put(" +");
 		puthex(off);
 	}
+#ifdef CRASH_PROCESS
+	if (!inlined && f->module->name != NULL) {
+		put(" in ");
+		put(f->module->name);
+		put(" at ");
+		puthex(f->pc);
+	}
+#else
+	(void)f;
+#endif
 	put("\n");
 }
 
@@ -208,11 +251,11 @@ print_frames(size_t n, const pclnrt_stopinfo *stop, int first_retaddr)
 		 * positions, then the real function at the outermost
 		 * call. */
 		for (k = 0; k < ncalls; k++) {
-			put_frame(calls[k].name, file, line, 1, 0);
+			put_frame(calls[k].name, file, line, 1, 0, f);
 			file = calls[k].file;
 			line = calls[k].line;
 		}
-		put_frame(f->func.name, file, line, 0, f->off);
+		put_frame(f->func.name, file, line, 0, f->off, f);
 	}
 	put("[walk stopped: ");
 	put(pclnrt_stop_string(stop->reason));
@@ -238,7 +281,7 @@ find_retaddr(uint64_t sp, uint64_t *pc, uint64_t *at)
 		pclnrt_func f;
 		const uint8_t *c;
 
-		if (pclnrt_registry_findfunc(&registry, w - 1, NULL, &f) !=
+		if (pclnrt_registry_findfunc(registry, w - 1, NULL, &f) !=
 		    PCLNRT_OK)
 			continue;
 		c = (const uint8_t *)(uintptr_t)w;
@@ -274,7 +317,8 @@ handler(int sig, siginfo_t *si, void *ctx)
 		goto out;
 	}
 	memset(&w, 0, sizeof w);
-	w.modules = &registry;
+	w.modules = registry;
+	w.read = CRASH_READ;
 	w.ptrsize = 8;
 	w.conv = PCLNRT_CONV_STACK;
 	w.pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
@@ -282,12 +326,14 @@ handler(int sig, siginfo_t *si, void *ctx)
 	/* Frames whose CFA is rbp-based (alloca, VLAs) need rbp. */
 	w.fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 	w.flags = PCLNRT_TB_FP;
-	if (pclnrt_registry_findfunc(&registry, w.pc, NULL, &f) !=
+	pclnrt_read_begin(registry);
+	if (pclnrt_registry_findfunc(registry, w.pc, NULL, &f) !=
 	    PCLNRT_OK) {
 		uint64_t at;
 		if (find_retaddr(w.sp, &w.pc, &at) < 0) {
 			put("(pc outside the program; no return address "
 			    "into it found on the stack)\n");
+			pclnrt_read_end(registry);
 			goto out;
 		}
 		put("(frames outside the program skipped; the first "
@@ -298,6 +344,7 @@ handler(int sig, siginfo_t *si, void *ctx)
 	n = pclnrt_traceback(&w, frames, sizeof frames / sizeof frames[0],
 	    &stop);
 	print_frames(n, &stop, w.flags & PCLNRT_TB_FIRST_RETADDR);
+	pclnrt_read_end(registry);
 out:
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -315,8 +362,67 @@ handler(int sig, siginfo_t *si, void *ctx)
 }
 #endif
 
-/* --- finding our own table -------------------------------------------- */
+/* --- finding the tables ----------------------------------------------- */
 
+static void
+install_handler(void)
+{
+	struct sigaction sa;
+	stack_t ss;
+
+	ss.ss_sp = altstack;
+	ss.ss_size = sizeof altstack;
+	ss.ss_flags = 0;
+	(void)sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGSEGV, &sa, NULL);
+	(void)sigaction(SIGBUS, &sa, NULL);
+	(void)sigaction(SIGFPE, &sa, NULL);
+	(void)sigaction(SIGILL, &sa, NULL);
+	(void)sigaction(SIGABRT, &sa, NULL);
+}
+
+#ifdef CRASH_PROCESS
+/* Every object's table (stdio is fine here: not in the handler). */
+void
+crash_handler_install(const char *prog)
+{
+	pcln_err err;
+	size_t i, n, with = 0;
+
+	if ((self = pcln_self_open(0, &err)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		exit(2);
+	}
+	registry = pcln_self_registry(self);
+	n = pcln_self_nobjects(self);
+	for (i = 0; i < n; i++) {
+		const pcln_object *o = pcln_self_object(self, i, NULL);
+		if (o->table != NULL)
+			with++;
+		else
+			fprintf(stderr, "%s: %s: no table: %s\n", prog,
+			    o->path, o->note);
+	}
+	fprintf(stderr, "%s: %zu objects, %zu with tables\n", prog, n, with);
+	have_table = with > 0;
+	install_handler();
+}
+
+long
+crash_handler_refresh(void)
+{
+	pcln_err err;
+	long r = pcln_self_refresh(self, &err);
+
+	if (r < 0)
+		fprintf(stderr, "crash handler: %s\n", err.msg);
+	return r < 0 ? -1 : (long)pcln_self_nobjects(self);
+}
+#else
 /* dl_iterate_phdr callback: the load bias of the object that holds the
  * blob (0 for a non-PIE executable). */
 static int
@@ -340,13 +446,11 @@ find_bias(struct dl_phdr_info *info, size_t size, void *arg)
 void
 crash_handler_install(const char *prog)
 {
-	struct sigaction sa;
-	stack_t ss;
 	uint64_t bias = 0;
 	int rc;
 
 	(void)dl_iterate_phdr(find_bias, &bias);
-	pclnrt_registry_init(&registry, slots, 1);
+	pclnrt_registry_init(registry, slots, 1);
 	rc = pclnrt_module_init(&module, pcln_blob_start,
 	    (size_t)(pcln_blob_end - pcln_blob_start), bias, prog);
 	if (rc != 0) {
@@ -354,20 +458,8 @@ crash_handler_install(const char *prog)
 		put(": no usable pcln table: ");
 		put(pclnrt_init_strerror(rc));
 		put("\n");
-	} else if (pclnrt_register(&registry, &module) == PCLNRT_OK)
+	} else if (pclnrt_register(registry, &module) == PCLNRT_OK)
 		have_table = 1;
-	ss.ss_sp = altstack;
-	ss.ss_size = sizeof altstack;
-	ss.ss_flags = 0;
-	(void)sigaltstack(&ss, NULL);
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = handler;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	(void)sigaction(SIGSEGV, &sa, NULL);
-	(void)sigaction(SIGBUS, &sa, NULL);
-	(void)sigaction(SIGFPE, &sa, NULL);
-	(void)sigaction(SIGILL, &sa, NULL);
-	(void)sigaction(SIGABRT, &sa, NULL);
+	install_handler();
 }
-
+#endif

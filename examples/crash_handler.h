@@ -1,6 +1,7 @@
 /* crash_handler.h -- the crash examples' signal handler
  * (examples/crash_handler.c), for the C program examples/crash.c and the
- * C++ program examples/crash_cxx.cc. */
+ * C++ program examples/crash_cxx.cc, and, built with -DCRASH_PROCESS,
+ * for the whole-process examples examples/xcrash.c and xcrash_cxx.cc. */
 #ifndef CRASH_HANDLER_H
 #define CRASH_HANDLER_H
 
@@ -13,6 +14,12 @@ extern "C" {
  * and SIGABRT on an alternate stack.  PROG names the module.  Call once,
  * early in main. */
 void crash_handler_install(const char *prog);
+
+/* With -DCRASH_PROCESS, crash_handler_install gives every loaded object
+ * a table instead (pcln_self_open, libpcln); after dlopen or dlclose,
+ * this adds and removes objects.  Returns the number of objects, or -1.
+ * Not from a signal handler. */
+long crash_handler_refresh(void);
 
 #ifdef __cplusplus
 }

@@ -9,3 +9,4 @@ examples_rtlookup_LDADD = runtime/libpclnrt.la
 TESTS += tests/examples.sh
 dist_check_SCRIPTS += tests/examples.sh
 include $(srcdir)/examples/crash.mk
+include $(srcdir)/examples/xcrash.mk

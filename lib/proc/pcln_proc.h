@@ -358,6 +358,14 @@ const pcln_object *pcln_self_object(const pcln_self *s, size_t i,
 /* Remove every object and free S (no reader may be left). */
 void pcln_self_close(pcln_self *s);
 
+/* A pclnrt_readfn over this process's own memory that fails, instead of
+ * faulting, where nothing is mapped (a corrupt stack): one
+ * process_vm_readv system call a read (ARG unused).  If the kernel
+ * refuses that call (a seccomp filter), it reads directly, as
+ * pclnrt_read_direct does.  Allocates nothing, takes no lock, safe in a
+ * signal handler. */
+int pcln_self_read(void *arg, uint64_t addr, uint8_t *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -20,6 +20,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "proc_internal.h"
@@ -82,21 +83,24 @@ collect(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* The ELF image of the vDSO at EHDR: up to the end of its last segment
- * or of its section headers. */
+/* The ELF image of the vDSO at EHDR: to the end of its segments, or of
+ * its section headers, which the kernel puts after them in the same
+ * mapping (a mapping is whole pages: nothing past the last segment's
+ * page is read). */
 static size_t
 vdso_size(const ElfW(Ehdr) *eh)
 {
 	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)(const void *)
 	    ((const char *)eh + eh->e_phoff);
-	size_t i, lim = 0;
+	size_t i, lim = 0, page = (size_t)sysconf(_SC_PAGESIZE), sh;
 
-	/* (The kernel's vDSO is one segment holding the whole file, its
-	 * section headers included.) */
 	for (i = 0; i < eh->e_phnum; i++)
 		if (ph[i].p_type == PT_LOAD &&
-		    ph[i].p_offset + ph[i].p_filesz > lim)
-			lim = ph[i].p_offset + ph[i].p_filesz;
+		    ph[i].p_offset + ph[i].p_memsz > lim)
+			lim = ph[i].p_offset + ph[i].p_memsz;
+	sh = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (sh > lim && page > 0 && sh <= (lim + page - 1) / page * page)
+		lim = sh;
 	return lim;
 }
 
@@ -175,14 +179,14 @@ pcln_self_refresh(pcln_self *s, pcln_err *err)
 		    pclni_grow(&s->o, &s->cap, s->n + 1, sizeof *s->o) < 0 ||
 		    (x = calloc(1, sizeof *x)) == NULL)
 			continue;
+		if ((x->obj = find_object(s, &l.v[i])) == NULL) {
+			free(x);
+			continue;
+		}
 		x->name = l.v[i].name;
 		l.v[i].name = NULL;
 		x->bias = l.v[i].addr;
 		x->seen = 1;
-		if ((x->obj = find_object(s, &l.v[i])) == NULL) {
-			free_sobj(x);
-			continue;
-		}
 		x->obj->priv_->refs++;
 		if (x->obj->blob != NULL &&
 		    pclnrt_module_init(&x->mod, x->obj->blob, x->obj->len,
@@ -279,4 +283,24 @@ pcln_self_close(pcln_self *s)
 	pclnp_registry_free(&s->reg);
 	pclnp_store_free(&s->store);
 	free(s);
+}
+
+int
+pcln_self_read(void *arg, uint64_t addr, uint8_t *buf, size_t len)
+{
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t r;
+	int saved = errno, rc = -1;	/* a handler must not change errno */
+
+	(void)arg;
+	if ((uint64_t)(uintptr_t)addr != addr)
+		return -1;
+	r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
+	if (r == (ssize_t)len)
+		rc = 0;
+	else if (r < 0 && (errno == ENOSYS || errno == EPERM))
+		rc = pclnrt_read_direct(NULL, addr, buf, len);
+	errno = saved;
+	return rc;
 }
