@@ -13,6 +13,10 @@
  * a return address of 0); 1 if one stopped before (the reason is
  * printed); 3 if the process cannot be read or stopped, or exited
  * during the walk.
+ *
+ * For tests: PCLNDUMP_TEST_STOPPED_MS=N holds the threads stopped N
+ * milliseconds (at most 10 s) before the walk, after saying so on
+ * standard error, so that a test can look at them or kill the process.
  */
 #include <config.h>
 
@@ -85,6 +89,46 @@ read_comm(int pid, int tid, char *buf, size_t len)
 		buf[0] = 0;
 	buf[strcspn(buf, "\n")] = 0;
 	fclose(f);
+}
+
+/* Has PID exited (gone, or a zombie nobody reaped yet)? */
+static int
+process_gone(long pid)
+{
+	char path[64], buf[512], *rp;
+	FILE *f;
+	size_t n;
+
+	if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 1;
+	n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "PID (COMM) STATE ...": COMM may hold ')' and blanks. */
+	if ((rp = strrchr(buf, ')')) == NULL || rp[1] != ' ')
+		return 0;
+	return rp[2] == 'Z' || rp[2] == 'X';
+}
+
+static void
+test_pause(void)
+{
+	const char *e = getenv("PCLNDUMP_TEST_STOPPED_MS");
+	long ms = e != NULL ? strtol(e, NULL, 10) : 0;
+	struct timespec ts;
+
+	if (ms <= 0)
+		return;
+	if (ms > 10000)
+		ms = 10000;
+	fprintf(stderr, "%s: stack: threads stopped, holding them %ld ms "
+	    "(PCLNDUMP_TEST_STOPPED_MS)\n", dump_prog, ms);
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000;
+	nanosleep(&ts, NULL);
 }
 
 static int
@@ -387,6 +431,7 @@ dump_stack(int argc, char **argv, int demangle, int as_json)
 	}
 	/* A library loaded since: its table now.  (If the maps cannot be
 	 * read now, the process is exiting: walk with the old ones.) */
+	test_pause();
 	if (pcln_aspace_read_maps(as, &err) == 0)
 		(void)pcln_aspace_load(as);
 	nt = pcln_ptrace_nthreads(p);
@@ -420,7 +465,7 @@ dump_stack(int argc, char **argv, int demangle, int as_json)
 	}
 	for (i = 0; i < nt; i++)
 		read_comm((int)pid, ts[i].tid, ts[i].comm, sizeof ts[i].comm);
-	exited = kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+	exited = process_gone(pid);
 	if (as_json)
 		print_json(&o, (int)pid, as, ts, nt, inlines, stopped_us);
 	else

@@ -341,7 +341,10 @@ pcln_aspace_read_maps(pcln_aspace *as, pcln_err *err)
 	if ((text = read_proc(file, &len)) == NULL)
 		return pclni_seterr(err, errno == ENOENT ? PCLN_ENOTFOUND :
 		    PCLN_EIO, -1, "%s: %s%s", file, strerror(errno),
-		    errno == ENOENT ? " (no such process)" : "");
+		    errno == ENOENT ? " (no such process)" :
+		    errno == EACCES || errno == EPERM ? " (another user's "
+		    "process: run as its user, or as root, or with "
+		    "CAP_SYS_PTRACE)" : "");
 	if (len == 0) {
 		free(text);
 		return pclni_seterr(err, PCLN_ENOTFOUND, -1, "%s: empty "
