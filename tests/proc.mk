@@ -55,3 +55,12 @@ dist_check_DATA += tests/proc-stacks.py tests/proc-gdb.py
 if HAVE_LIBDW
 TESTS += tests/proc-stack.sh
 endif
+
+## tests/proc-a2l.sh: pclndump addr2line --pid against eu-addr2line --pid
+##   (tests/proc-a2l.py); the vDSO, [stack], deleted, replaced and
+##   disappearing mappings; bad input.
+dist_check_SCRIPTS += tests/proc-a2l.sh
+dist_check_DATA += tests/proc-a2l.py
+if HAVE_LIBDW
+TESTS += tests/proc-a2l.sh
+endif

@@ -384,6 +384,8 @@ json_symbol(json *j, const struct a2l *a, const pcln_symbol *s)
 		json_hex(j, s->bias);
 		json_key(j, "table");
 		json_string(j, pcln_objsrc_name(s->obj->source));
+		json_key(j, "deleted");
+		json_bool(j, s->obj->deleted);
 		json_key(j, "replaced");
 		json_bool(j, s->obj->replaced);
 		json_key(j, "note");

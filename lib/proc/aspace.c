@@ -456,6 +456,46 @@ memory_object(pcln_aspace *as, const struct amap *a)
 	return o;
 }
 
+/* The build-id of the image mapped by A, read from the process's memory:
+ * the mapping of the same file at offset 0 holds the ELF header, the
+ * program headers and (in every object ld makes) the PT_NOTE segment.
+ * Returns 1 with ID[0..*LEN), else 0. */
+static int
+memory_build_id(pcln_aspace *as, const struct amap *a, uint8_t *id,
+    size_t *len)
+{
+	pcln_elf_segment segs[64];
+	const struct amap *h = NULL;
+	uint8_t buf[16384];
+	char file[64];
+	size_t i, n, nseg;
+	ssize_t r;
+	int fd;
+
+	*len = 0;
+	for (i = 0; i < as->nmaps && h == NULL; i++)
+		if (as->maps[i].m.offset == 0 &&
+		    as->maps[i].m.inode == a->m.inode &&
+		    as->maps[i].m.major == a->m.major &&
+		    as->maps[i].m.minor == a->m.minor &&
+		    strcmp(as->maps[i].path, a->path) == 0)
+			h = &as->maps[i];
+	if (h == NULL)
+		return 0;
+	n = h->m.end - h->m.start < sizeof buf ? (size_t)(h->m.end -
+	    h->m.start) : sizeof buf;
+	snprintf(file, sizeof file, "/proc/%d/mem", as->pid);
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	r = pread(fd, buf, n, (off_t)h->m.start);
+	close(fd);
+	if (r <= 0 || pcln_elf_get_segments(buf, (size_t)r, segs, 64, &nseg,
+	    NULL) < 0)
+		return 0;
+	return pclnp_image_build_id(buf, (size_t)r, segs, nseg < 64 ? nseg :
+	    64, id, len);
+}
+
 /* The object of file mapping A. */
 static pcln_object *
 file_object(pcln_aspace *as, const struct amap *a)
@@ -464,14 +504,25 @@ file_object(pcln_aspace *as, const struct amap *a)
 	char mf[96], note[PATH_MAX + 256];
 	struct stat st;
 	int same, replaced = 0;
+	uint8_t id[PCLN_BUILD_ID_MAX];
+	size_t idlen = 0;
+	const uint8_t *want = m->build_id;
+	size_t wantlen = m->build_id_len;
+
+	/* A live process: the build-id of what it mapped is in its
+	 * memory (a file overwritten in place keeps its inode). */
+	if (wantlen == 0 && as->pid > 0 &&
+	    memory_build_id(as, a, id, &idlen) == 1) {
+		want = id;
+		wantlen = idlen;
+	}
 
 	same = stat(m->path, &st) == 0 &&
 	    (m->inode == 0 || (st.st_ino == m->inode &&
 	    major(st.st_dev) == m->major && minor(st.st_dev) == m->minor));
 	if (same && !m->deleted)
 		return pclnp_object_file(as->store, m->path, m->path,
-		    m->major, m->minor, m->inode, 0, 0, m->build_id,
-		    m->build_id_len);
+		    m->major, m->minor, m->inode, 0, 0, want, wantlen);
 	replaced = !m->deleted;
 	if (as->pid > 0) {
 		snprintf(mf, sizeof mf, "/proc/%d/map_files/%" PRIx64 "-%"
@@ -479,7 +530,7 @@ file_object(pcln_aspace *as, const struct amap *a)
 		if (access(mf, R_OK) == 0)
 			return pclnp_object_file(as->store, m->path, mf,
 			    m->major, m->minor, m->inode, m->deleted,
-			    replaced, m->build_id, m->build_id_len);
+			    replaced, want, wantlen);
 		snprintf(note, sizeof note, "%s: %s since it was mapped, "
 		    "and %s cannot be read: %s", m->path, m->deleted ?
 		    "deleted" : "replaced", mf, strerror(errno));

@@ -318,7 +318,9 @@ pclnp_object_file(pclnp_store *s, const char *path, const char *file,
 	for (p = s->objs; p != NULL; p = p->next)
 		if (!p->memory && p->inode == inode && p->inode != 0 &&
 		    p->major == major && p->minor == minor &&
-		    strcmp(p->path, path) == 0)
+		    strcmp(p->path, path) == 0 && (want_idlen == 0 ||
+		    (p->obj->build_id_len == want_idlen &&
+		    memcmp(p->obj->build_id, want_id, want_idlen) == 0)))
 			return p->obj;
 	if ((o = object_new(s, path, file)) == NULL)
 		return NULL;
@@ -350,8 +352,9 @@ pclnp_object_file(pclnp_store *s, const char *path, const char *file,
 		o->table = NULL;
 		o->blob = NULL;
 		o->source = PCLN_OBJ_NONE;
-		set_note(o, "%s: build-id %s, but the mapped object's is %s: "
-		    "not its file", file, h2, h1);
+		set_note(o, "%s: its build-id is %s, the mapped object's %s: "
+		    "the file was replaced since it was mapped", file, h2, h1);
+		o->replaced = 1;
 		memcpy(o->build_id, want_id, want_idlen);
 		o->build_id_len = want_idlen;
 	}
