@@ -5,7 +5,8 @@
 # sample: N addresses from the executable mappings of live process PID
 # (/proc/PID/maps), spread over its objects in proportion to their size
 # with at least N/50 in each, plus a few in [stack], in an anonymous
-# mapping and in no mapping; the same SEED gives the same addresses.
+# mapping and in no mapping, each once; the same SEED gives the same
+# addresses.
 #
 # compare: `pclndump --json addr2line --pid PID -f -i` (OURS, JSON lines)
 # against `eu-addr2line --pid=PID -a -f -i` (EU) on the same addresses:
@@ -39,8 +40,11 @@ def sample(pid, n, seed):
             out += [rnd.randrange(lo, hi) for _ in range(3)]
     out += [0x10, 0x7ff0]
     rnd.shuffle(out)
-    for a in out[:n + 64]:
-        print("%#x" % a)
+    seen = set()
+    for a in out:
+        if a not in seen and len(seen) < n + 64:
+            seen.add(a)
+            print("%#x" % a)
 
 
 def norm_loc(file, line):
