@@ -17,9 +17,12 @@
 #     pcs would take ~17 minutes a run), and for libdw's function names;
 #   BENCH_ELFUTILS_NPCS (default 1000) pcs for eu-addr2line, which takes
 #     ~64 ms a pc there;
-#   BENCH_PARTS (default "real synth perf import") which parts to run
-#     ("perf": bench/perf.sh, pclndump perf against perf script and perf
-#     report; "import": the importer's scaling, bench/gen-dwarf.sh);
+#   BENCH_PARTS (default "real synth perf import proc") which parts to
+#     run ("perf": bench/perf.sh, pclndump perf against perf script and
+#     perf report; "import": the importer's scaling, bench/gen-dwarf.sh;
+#     "proc": bench/proc.sh, a live process, addr2line --pid and stack
+#     --pid against elfutils, BENCH_PROC_NADDR addresses, default
+#     100000);
 #   BENCH_IMPORT_SCALE (default 8) how much larger the second input of
 #     each import scaling benchmark is than the first;
 #   BENCH_STRIDES (default "0 4 8 16 32 64") checkpoint strides compared
@@ -34,7 +37,7 @@ NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
 ENPCS=${BENCH_ELFUTILS_NPCS:-1000}
 RUNS=${BENCH_RUNS:-5}
-PARTS=${BENCH_PARTS:-real synth perf import}
+PARTS=${BENCH_PARTS:-real synth perf import proc}
 ISCALE=${BENCH_IMPORT_SCALE:-8}
 STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
 SNPCS=${BENCH_STRIDE_NPCS:-200000}
@@ -309,4 +312,6 @@ case " $PARTS " in *" import "*)
 	    "inline $((524288 * ISCALE)) $((2048 * ISCALE))"
 	;;
 esac
+# --- a whole live process: bench/proc.sh ---
+case " $PARTS " in *" proc "*) . "$S/bench/proc.sh" ;; esac
 echo "run.sh: results in $R" >&2
