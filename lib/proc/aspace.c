@@ -47,6 +47,8 @@ struct pcln_aspace {
 	struct inst *insts;
 	pclnp_registry reg;
 	int reg_ok, reg_dirty;
+	pclnrt_pccache cache;	/* the walks' rows (keyed by table: the
+				 * store keeps every table) */
 };
 
 pcln_aspace *
@@ -62,6 +64,7 @@ pcln_aspace_new(int pid, pcln_objstore *store, unsigned flags, pcln_err *err)
 	pclnp_store_init(&as->own, flags);
 	as->store = store != NULL ? store : &as->own;
 	as->reg_dirty = 1;
+	pclnrt_pccache_init(&as->cache);
 	return as;
 }
 
@@ -91,6 +94,22 @@ pcln_aspace_free(pcln_aspace *as)
 		pclnp_registry_free(&as->reg);
 	pclnp_store_free(&as->own);
 	free(as);
+}
+
+pcln_objstore *
+pcln_objstore_new_provider(pcln_objtable_fn fn, void *arg, pcln_err *err)
+{
+	pclnp_store *s;
+
+	if (fn == NULL) {
+		pclni_seterr(err, PCLN_EINVAL, -1, "no table provider");
+		return NULL;
+	}
+	if ((s = pcln_objstore_new(0, err)) != NULL) {
+		s->provider = fn;
+		s->provider_arg = arg;
+	}
+	return s;
 }
 
 pcln_objstore *
@@ -550,14 +569,19 @@ resolve(pcln_aspace *as, struct amap *a)
 	if (a->resolved)
 		return a->inst;
 	a->resolved = 1;
+	if (strncmp(a->path, "//anon", 6) == 0 ||
+	    (strncmp(a->path, "/memfd:", 7) == 0 && as->pid == 0))
+		return NULL;	/* not files (a memfd: through map_files) */
 	if (strcmp(a->path, "[vdso]") == 0 && as->pid > 0)
 		obj = memory_object(as, a);
+	else if (a->path[0] == '/' && as->store->provider != NULL)
+		obj = pclnp_object_provided(as->store, a->path,
+		    a->m.build_id, a->m.build_id_len);
 	else if (a->path[0] == '/')
 		obj = file_object(as, a);
 	if (obj == NULL)
 		return NULL;
-	if (obj->priv_->nload == 0 ||
-	    pclnp_object_bias(obj, a->m.start, a->m.offset, &bias) < 0)
+	if (pclnp_object_bias(obj, a->m.start, a->m.offset, &bias) < 0)
 		bias = a->m.start - a->m.offset;
 	a->inst = get_inst(as, obj, bias);
 	return a->inst;
@@ -697,6 +721,7 @@ pcln_aspace_unwind(pcln_aspace *as, const pcln_regs *regs, unsigned flags,
 	w.sp = regs->sp;
 	w.fp = regs->fp;
 	w.lr = regs->lr;
+	w.cache = &as->cache;
 	/* Each retry resolves one more mapping, so at most one walk per
 	 * mapping (and one more). */
 	for (tries = 0; tries <= as->nmaps; tries++) {

@@ -37,6 +37,7 @@ pcln_objsrc_name(pcln_objsrc s)
 	case PCLN_OBJ_SECTION: return ".pcln section";
 	case PCLN_OBJ_GO: return ".gopclntab";
 	case PCLN_OBJ_IMPORTED: return "imported";
+	case PCLN_OBJ_PROVIDED: return "provided";
 	case PCLN_OBJ_NONE:
 	default: return "none";
 	}
@@ -47,6 +48,8 @@ pclnp_store_init(pclnp_store *s, unsigned flags)
 {
 	s->objs = NULL;
 	s->flags = flags;
+	s->provider = NULL;
+	s->provider_arg = NULL;
 }
 
 static void
@@ -422,6 +425,59 @@ pclnp_object_memory(pclnp_store *s, const char *path, const uint8_t *img,
 }
 
 pcln_object *
+pclnp_object_provided(pclnp_store *s, const char *path, const uint8_t *id,
+    size_t idlen)
+{
+	struct pcln_objpriv *p;
+	pcln_objtable t;
+	pcln_object *o;
+
+	if (idlen > PCLN_BUILD_ID_MAX)
+		idlen = 0;
+	for (p = s->objs; p != NULL; p = p->next)
+		if (p->want_idlen == idlen && strcmp(p->path, path) == 0 &&
+		    (idlen == 0 || memcmp(p->want_id, id, idlen) == 0))
+			return p->obj;
+	if ((o = object_new(s, path, path)) == NULL)
+		return NULL;
+	p = o->priv_;
+	if (idlen > 0) {
+		memcpy(p->want_id, id, idlen);
+		memcpy(o->build_id, id, idlen);
+	}
+	p->want_idlen = o->build_id_len = idlen;
+	memset(&t, 0, sizeof t);
+	if (s->provider(s->provider_arg, path, idlen > 0 ? id : NULL, idlen,
+	    &t) < 0 || t.blob == NULL) {
+		set_note(o, "%s: no table%s%s", path, t.note != NULL ? ": " :
+		    "", t.note != NULL ? t.note : "");
+		o->user = t.user;
+		return o;
+	}
+	o->user = t.user;
+	p->has_vmo = 1;
+	p->vmo = t.vaddr_minus_offset;
+	set_table(s, o, t.blob, t.len, 0, PCLN_OBJ_PROVIDED);
+	return o;
+}
+
+void
+pcln_objstore_counts(const pcln_objstore *s, size_t *nobjects,
+    size_t *nwithtable)
+{
+	const struct pcln_objpriv *p;
+	size_t n = 0, w = 0;
+
+	for (p = s->objs; p != NULL; p = p->next) {
+		n++;
+		if (p->obj->table != NULL)
+			w++;
+	}
+	*nobjects = n;
+	*nwithtable = w;
+}
+
+pcln_object *
 pclnp_object_none(pclnp_store *s, const char *path, const char *note)
 {
 	pcln_object *o = object_new(s, path, "");
@@ -438,6 +494,10 @@ pclnp_object_bias(const pcln_object *o, uint64_t start, uint64_t offset,
 	const struct pcln_objpriv *p = o->priv_;
 	size_t i;
 
+	if (p->has_vmo) {	/* a provider's object */
+		*bias = start - offset - p->vmo;
+		return 0;
+	}
 	/* The segment whose file bytes begin in the mapping's first page
 	 * (a segment is mapped from its offset rounded down to a page: at
 	 * most its alignment below it), else the one holding OFFSET (a

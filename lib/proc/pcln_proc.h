@@ -118,10 +118,11 @@ typedef enum pcln_objsrc {
 	PCLN_OBJ_NONE,		/* no table: NOTE says why */
 	PCLN_OBJ_SECTION,	/* its own .pcln section */
 	PCLN_OBJ_GO,		/* its .gopclntab, converted */
-	PCLN_OBJ_IMPORTED	/* made from its symbols, DWARF and CFI */
+	PCLN_OBJ_IMPORTED,	/* made from its symbols, DWARF and CFI */
+	PCLN_OBJ_PROVIDED	/* given by the store's provider */
 } pcln_objsrc;
 
-/* "none", ".pcln section", ".gopclntab", "imported". */
+/* "none", ".pcln section", ".gopclntab", "imported", "provided". */
 const char *pcln_objsrc_name(pcln_objsrc s);
 
 /* An object (executable, shared library, vDSO) and its table.  Every
@@ -143,6 +144,8 @@ typedef struct pcln_object {
 	pclnrt_table rt;	/* the runtime's view of BLOB */
 	const char *note;	/* why there is no table, or a warning;
 				 * "" if none */
+	void *user;		/* a table provider's (pcln_objtable), or
+				 * NULL */
 	/* private */
 	struct pcln_objpriv *priv_;
 } pcln_object;
@@ -163,6 +166,37 @@ typedef struct pcln_object {
 typedef struct pcln_objstore pcln_objstore;
 pcln_objstore *pcln_objstore_new(unsigned flags, pcln_err *err);
 void pcln_objstore_free(pcln_objstore *s);
+
+/* Where a store's tables come from when the caller decides (perf.data's
+ * objects: files of another machine, perf's build-id cache): FN(ARG,
+ * PATH, ID, IDLEN, T) is called once per object -- a file mapping's path
+ * and the build-id its mapping records (IDLEN 0: none) -- and fills *T
+ * (zeroed on entry).  BLOB[0..LEN) is the table (the caller keeps it
+ * alive until the store is freed; NULL: none, and NOTE, copied, may say
+ * why); VADDR_MINUS_OFFSET is p_vaddr - p_offset of the object's code
+ * (the load bias of a mapping at START of file offset PGOFF is START -
+ * PGOFF - VADDR_MINUS_OFFSET); USER is handed back in pcln_object.user.
+ * FN returns 0, or -1 for "no table".  Mappings of "//anon" and
+ * "/memfd:" are not files and are not asked about. */
+typedef struct pcln_objtable {
+	const uint8_t *blob;
+	size_t len;
+	uint64_t vaddr_minus_offset;
+	void *user;
+	const char *note;
+} pcln_objtable;
+
+typedef int (*pcln_objtable_fn)(void *arg, const char *path,
+    const uint8_t *id, size_t idlen, pcln_objtable *t);
+
+/* A store whose objects' tables come from FN (with ARG).  The tables are
+ * opened trusted, each function checked before its first answer. */
+pcln_objstore *pcln_objstore_new_provider(pcln_objtable_fn fn, void *arg,
+    pcln_err *err);
+
+/* Objects the store holds, and how many of them have a table. */
+void pcln_objstore_counts(const pcln_objstore *s, size_t *nobjects,
+    size_t *nwithtable);
 
 typedef struct pcln_aspace pcln_aspace;
 

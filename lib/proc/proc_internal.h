@@ -37,6 +37,10 @@ struct pcln_objpriv {
 					 * damaged (trusted tables only) */
 	int trusted;
 	unsigned refs;			/* users (pcln_self) */
+	int has_vmo;			/* a provider's: bias from VMO */
+	uint64_t vmo;			/* p_vaddr - p_offset */
+	uint8_t want_id[PCLN_BUILD_ID_MAX];	/* the id it was asked for */
+	size_t want_idlen;
 };
 
 /* The object store: every object loaded, shared by the address spaces
@@ -44,6 +48,8 @@ struct pcln_objpriv {
 struct pcln_objstore {
 	struct pcln_objpriv *objs;
 	unsigned flags;			/* PCLN_AS_* */
+	pcln_objtable_fn provider;	/* NULL: the loader of objects.c */
+	void *provider_arg;
 };
 typedef struct pcln_objstore pclnp_store;
 
@@ -64,6 +70,12 @@ pcln_object *pclnp_object_file(pclnp_store *s, const char *path,
  * named PATH.  IMG is copied.  NULL only without memory. */
 pcln_object *pclnp_object_memory(pclnp_store *s, const char *path,
     const uint8_t *img, size_t len);
+
+/* The object a store's provider gives for the file mapping PATH with
+ * build-id ID[0..IDLEN) (found by path and id, else asked for).  NULL
+ * only without memory. */
+pcln_object *pclnp_object_provided(pclnp_store *s, const char *path,
+    const uint8_t *id, size_t idlen);
 
 /* An object with no table and NOTE (for a mapping whose file cannot be
  * opened); not shared. */
