@@ -281,29 +281,32 @@ load_image(pclnp_store *s, pcln_object *o, const uint8_t *img, size_t len,
 #endif
 }
 
-/* Map FILE whole, read-only.  Returns the map or NULL with errno. */
+/* Map FILE whole, read-only.  Returns the map, or NULL with *WHY. */
 static void *
-map_file(const char *file, size_t *len, struct stat *st)
+map_file(const char *file, size_t *len, struct stat *st, const char **why)
 {
 	/* (Non-blocking: a FIFO at the path must not hang us.) */
 	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	void *m;
-	int e;
 
-	if (fd < 0)
+	if (fd < 0 || fstat(fd, st) < 0) {
+		*why = strerror(errno);
+		if (fd >= 0)
+			close(fd);
 		return NULL;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_size == 0 ||
+	}
+	if (!S_ISREG(st->st_mode) || st->st_size == 0 ||
 	    (uint64_t)st->st_size > SIZE_MAX) {
-		e = errno != 0 && fstat(fd, st) < 0 ? errno : EINVAL;
+		*why = !S_ISREG(st->st_mode) ? "not a regular file" :
+		    "an empty file";
 		close(fd);
-		errno = e;
 		return NULL;
 	}
 	*len = (size_t)st->st_size;
 	m = mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0);
-	e = errno;
+	if (m == MAP_FAILED)
+		*why = strerror(errno);
 	close(fd);
-	errno = e;
 	return m == MAP_FAILED ? NULL : m;
 }
 
@@ -315,6 +318,7 @@ pclnp_object_file(pclnp_store *s, const char *path, const char *file,
 	struct pcln_objpriv *p;
 	pcln_object *o;
 	struct stat st;
+	const char *why = "";
 	void *m;
 	size_t len;
 
@@ -333,9 +337,8 @@ pclnp_object_file(pclnp_store *s, const char *path, const char *file,
 	p->inode = inode;
 	o->deleted = deleted;
 	o->replaced = replaced;
-	errno = 0;
-	if ((m = map_file(file, &len, &st)) == NULL) {
-		set_note(o, "%s: cannot read it: %s", file, strerror(errno));
+	if ((m = map_file(file, &len, &st, &why)) == NULL) {
+		set_note(o, "%s: cannot read it: %s", file, why);
 		return o;
 	}
 	p->map = m;

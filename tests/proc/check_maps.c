@@ -1,6 +1,8 @@
 /* check_maps.c -- the /proc/PID/maps parser and the address space's
  * mapping set (lib/proc): table-driven good and bad lines, mmap-like
- * replacement, and the set read from this process's own maps. */
+ * replacement, the set read from this process's own maps; and objects
+ * from a provider (as lib/perf's are): their bias, symbols and a walk
+ * over a synthetic stack. */
 #include <check.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -8,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pcln.h"
 #include "pcln_proc.h"
 
 struct got {
@@ -275,6 +278,158 @@ START_TEST(test_self)
 }
 END_TEST
 
+/* --- a provider's objects: bias, symbols, a walk ---------------------- */
+
+/* F [0x1100, 0x1140): pushes 8 bytes at 0x1104; calls G (returning to
+ * 0x1120).  G [0x1200, 0x1240): pcsp 0 at entry, 16 from 0x1204. */
+static uint8_t *
+provider_blob(size_t *len)
+{
+	pcln_target t = { 8, 1, 0 };
+	pcln_builder *b = pcln_builder_new(&t, NULL);
+	uint8_t *blob;
+	long f, g;
+
+	ck_assert_ptr_nonnull(b);
+	f = pcln_builder_add_func(b, "f", 0x1100, 0x40, 0, 8, NULL);
+	g = pcln_builder_add_func(b, "g", 0x1200, 0x40, 0, 16, NULL);
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCSP, 0, 0,
+	    NULL), 0);
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCSP, 4, 8,
+	    NULL), 0);
+	ck_assert_int_eq(pcln_builder_add_point(b, f, PCLN_TAB_PCSP, 0x30,
+	    PCLN_PCSP_OUTERMOST, NULL), 0);
+	ck_assert_int_eq(pcln_builder_add_point(b, g, PCLN_TAB_PCSP, 0, 0,
+	    NULL), 0);
+	ck_assert_int_eq(pcln_builder_add_point(b, g, PCLN_TAB_PCSP, 4, 16,
+	    NULL), 0);
+	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, len, NULL), 0);
+	pcln_builder_free(b);
+	return blob;
+}
+
+struct prov {
+	uint8_t *blob;
+	size_t len;
+	int calls;
+	int user;
+};
+
+static int
+provide(void *arg, const char *path, const uint8_t *id, size_t idlen,
+    pcln_objtable *t)
+{
+	struct prov *p = arg;
+
+	p->calls++;
+	ck_assert_uint_eq(idlen, 2);
+	ck_assert(id[0] == 0xab && id[1] == 0xcd);
+	if (strcmp(path, "/fake/lib.so") != 0) {
+		t->note = "not ours";
+		return -1;
+	}
+	t->blob = p->blob;
+	t->len = p->len;
+	t->vaddr_minus_offset = 0;
+	t->user = &p->user;
+	return 0;
+}
+
+#define STACK	0x7ffd0000u
+static uint8_t stackmem[64];
+
+static int
+read_stack(void *arg, uint64_t addr, uint8_t *buf, size_t len)
+{
+	(void)arg;
+	if (addr < STACK || addr + len > STACK + sizeof stackmem)
+		return -1;
+	memcpy(buf, stackmem + (addr - STACK), len);
+	return 0;
+}
+
+START_TEST(test_provider)
+{
+	struct prov pv;
+	pcln_objstore *st;
+	pcln_aspace *as;
+	pcln_mapping m;
+	pcln_symbol sym;
+	pcln_regs r;
+	pclnrt_frame fr[8];
+	pclnrt_stopinfo stop;
+	size_t n, nobj, nwith;
+	uint64_t ret = 0x7f0000001121ull, bias;
+	int i;
+
+	memset(&pv, 0, sizeof pv);
+	pv.blob = provider_blob(&pv.len);
+	st = pcln_objstore_new_provider(provide, &pv, NULL);
+	ck_assert_ptr_nonnull(st);
+	as = pcln_aspace_new(0, st, 0, NULL);
+	ck_assert_ptr_nonnull(as);
+	/* The code mapped at 0x7f0000001000 from file offset 0x1000: with
+	 * p_vaddr - p_offset 0 the bias is 0x7f0000000000. */
+	m = mk(0x7f0000001000ull, 0x7f0000002000ull, 0x1000, "/fake/lib.so");
+	m.build_id[0] = 0xab;
+	m.build_id[1] = 0xcd;
+	m.build_id_len = 2;
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	m = mk(0x7f0000003000ull, 0x7f0000004000ull, 0, "/fake/other.so");
+	m.build_id[0] = 0xab;
+	m.build_id[1] = 0xcd;
+	m.build_id_len = 2;
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	ck_assert_int_eq(pcln_aspace_symbolize(as, 0x7f0000001110ull, 0,
+	    &sym), 0);
+	ck_assert_str_eq(sym.function, "f");
+	ck_assert_uint_eq(sym.objaddr, 0x1110);
+	ck_assert_uint_eq(sym.bias, 0x7f0000000000ull);
+	ck_assert_ptr_eq(sym.obj->user, &pv.user);
+	ck_assert_int_eq(sym.obj->source, PCLN_OBJ_PROVIDED);
+	/* A return address: looked up at the call. */
+	ck_assert_int_eq(pcln_aspace_symbolize(as, 0x7f0000001200ull,
+	    PCLN_SYM_RETADDR, &sym), 1);	/* 0x11ff: in no function */
+	ck_assert_int_eq(pcln_aspace_symbolize(as, 0x7f0000003010ull, 0,
+	    &sym), 1);
+	ck_assert_ptr_nonnull(sym.obj);
+	ck_assert_ptr_null(sym.obj->table);
+	ck_assert_ptr_nonnull(strstr(sym.obj->note, "not ours"));
+	ck_assert_ptr_nonnull(pcln_aspace_object(as, 0x7f0000001000ull,
+	    &bias));
+	ck_assert_uint_eq(bias, 0x7f0000000000ull);
+	/* g at 0x1210 (pcsp 16): its return address, at sp + 16, is f's
+	 * 0x1121 (caller sp + 24); f there (looked up at 0x1120, pcsp 8)
+	 * returns from sp + 32 to 0x1131, where f's pcsp says outermost. */
+	memset(stackmem, 0, sizeof stackmem);
+	for (i = 0; i < 8; i++) {
+		stackmem[16 + i] = (uint8_t)(ret >> (8 * i));
+		stackmem[32 + i] = (uint8_t)(0x7f0000001131ull >> (8 * i));
+	}
+	memset(&r, 0, sizeof r);
+	r.pc = 0x7f0000001210ull;
+	r.sp = STACK;
+	n = pcln_aspace_unwind(as, &r, 0, read_stack, NULL, fr, 8, &stop);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(fr[0].func.name, "g");
+	ck_assert_str_eq(fr[1].func.name, "f");
+	ck_assert_uint_eq(fr[1].pc, ret);
+	ck_assert_uint_eq(fr[1].sp, STACK + 24);
+	ck_assert_str_eq(fr[2].func.name, "f");
+	ck_assert_int_eq(stop.reason, PCLNRT_STOP_OUTERMOST);
+	ck_assert_ptr_eq(pcln_aspace_frame_object(as, &fr[1])->user, &pv.user);
+	/* Each object asked for once. */
+	(void)pcln_aspace_symbolize(as, 0x7f0000001110ull, 0, &sym);
+	ck_assert_int_eq(pv.calls, 2);
+	pcln_objstore_counts(st, &nobj, &nwith);
+	ck_assert_uint_eq(nobj, 2);
+	ck_assert_uint_eq(nwith, 1);
+	pcln_aspace_free(as);
+	pcln_objstore_free(st);
+	free(pv.blob);
+}
+END_TEST
+
 static Suite *
 maps_suite(void)
 {
@@ -290,6 +445,9 @@ maps_suite(void)
 	tcase_add_test(tc, test_add_replaces);
 	tcase_add_test(tc, test_set_maps);
 	tcase_add_test(tc, test_self);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("provider");
+	tcase_add_test(tc, test_provider);
 	suite_add_tcase(s, tc);
 	return s;
 }
