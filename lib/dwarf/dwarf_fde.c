@@ -196,7 +196,8 @@ pclni_dw_add_fde_funcs(struct imp *im)
 		}
 		locs[nlocs++] = loc;
 	}
-	qsort(locs, nlocs, sizeof *locs, cmp_u64);
+	if (nlocs > 1)
+		qsort(locs, nlocs, sizeof *locs, cmp_u64);
 	for (i = 0; i < nlocs; i++) {
 		uint64_t start = locs[i], pc = start, lim, secend, s;
 		size_t rows;

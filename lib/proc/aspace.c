@@ -163,7 +163,8 @@ cmp_map(const void *a, const void *b)
 static void
 sort_maps(pcln_aspace *as)
 {
-	qsort(as->maps, as->nmaps, sizeof *as->maps, cmp_map);
+	if (as->nmaps > 1)
+		qsort(as->maps, as->nmaps, sizeof *as->maps, cmp_map);
 }
 
 static int
@@ -271,7 +272,8 @@ pcln_aspace_set_maps(pcln_aspace *as, const char *text, size_t len,
 			    "out of memory");
 		return -1;
 	}
-	qsort(c.v, c.n, sizeof *c.v, cmp_map);
+	if (c.n > 1)
+		qsort(c.v, c.n, sizeof *c.v, cmp_map);
 	for (i = 1; i < c.n; i++)
 		if (c.v[i].m.start < c.v[i - 1].m.end) {
 			uint64_t s0 = c.v[i - 1].m.start, s1 = c.v[i].m.start;
