@@ -24,11 +24,13 @@ EXTRA_examples_xcrash_DEPENDENCIES = examples/libxcrash.so \
 	examples/xcrash-plugin.so
 
 examples/libxcrash.so: examples/xcrash_lib.c
+	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(CC) $(AM_CFLAGS) $(CFLAGS) $(xcrash_cflags) -fPIC \
 	    -shared -Wl,-soname,libxcrash.so -o $@ \
 	    $(srcdir)/examples/xcrash_lib.c
 
 examples/xcrash-plugin.so: examples/xcrash_plugin.c
+	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(CC) $(AM_CFLAGS) $(CFLAGS) $(xcrash_cflags) -fPIC \
 	    -shared -o $@ $(srcdir)/examples/xcrash_plugin.c
 
@@ -50,11 +52,13 @@ EXTRA_examples_xcrash_cxx_DEPENDENCIES = examples/libxcrash-cxx.so \
 	examples/xcrash-cxx-plugin.so
 
 examples/libxcrash-cxx.so: examples/xcrash_cxx_lib.cc
+	@$(MKDIR_P) $(@D)
 	$(AM_V_CXX)$(CXX) $(CXXFLAGS) $(xcrash_cflags) -fPIC -shared \
 	    -Wl,-soname,libxcrash-cxx.so -o $@ \
 	    $(srcdir)/examples/xcrash_cxx_lib.cc
 
 examples/xcrash-cxx-plugin.so: examples/xcrash_cxx_plugin.cc
+	@$(MKDIR_P) $(@D)
 	$(AM_V_CXX)$(CXX) $(CXXFLAGS) $(xcrash_cflags) -fPIC -shared \
 	    -o $@ $(srcdir)/examples/xcrash_cxx_plugin.cc
 

@@ -34,11 +34,13 @@ EXTRA_tests_proc_target_DEPENDENCIES = tests/proc/libtarget.so \
 	tests/proc/target-plugin.so
 
 tests/proc/libtarget.so: tests/proc/target_lib.c
+	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(CC) $(AM_CFLAGS) $(CFLAGS) $(target_cflags) -pthread \
 	    -fPIC -shared -Wl,-soname,libtarget.so -o $@ \
 	    $(srcdir)/tests/proc/target_lib.c
 
 tests/proc/target-plugin.so: tests/proc/target_plugin.c
+	@$(MKDIR_P) $(@D)
 	$(AM_V_CC)$(CC) $(AM_CFLAGS) $(CFLAGS) $(target_cflags) -fPIC \
 	    -shared -o $@ $(srcdir)/tests/proc/target_plugin.c
 
