@@ -23,21 +23,16 @@
 
 NADDR=${BENCH_PROC_NADDR:-100000}
 PPARTS=${BENCH_PROC_PARTS:-a2l stack}	# which of the two to run
-TGT=$B/tests/proc/target
+T=$B/tests/proc/target	# (tests/proc/start.sh runs $T)
 make -C "$B" tests/proc/target >/dev/null
+. "$S/tests/proc/start.sh"
 pnum=0
 proc_start() {	# ARGS: start the target; $ppid, $pout
 	pnum=$((pnum + 1))
-	pout=$OUT/target.$pnum
-	: >"$pout"	# (not a "ready" left from an earlier run)
-	"$TGT" "$@" >"$pout" 2>&1 &
-	ppid=$!
-	si=0
-	while ! grep -q '^ready ' "$pout" 2>/dev/null; do
-		si=$((si + 1))
-		[ $si -le 200 ] || { echo "proc.sh: the target did not start" >&2; exit 1; }
-		sleep 0.05
-	done
+	target_start "$OUT/target.$pnum" "$@" ||
+	    { echo "proc.sh: the target did not start" >&2; exit 1; }
+	ppid=$target_pid
+	pout=$target_out
 }
 
 # --- addr2line --pid --------------------------------------------------------

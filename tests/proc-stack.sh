@@ -30,29 +30,18 @@ for t in eu-stack gdb python3; do
 	command -v $t >/dev/null 2>&1 || { fail "no $t (run scripts/setup.sh)"; exit 1; }
 done
 test_workdir proc-stack
-pids=
+. "$top_srcdir/tests/proc/start.sh"
 nstart=0
 cleanup_hook() {
-	for p in $pids; do kill -9 "$p" 2>/dev/null; done
+	for p in ${target_pids:-}; do kill -9 "$p" 2>/dev/null; done
 }
-
 # Start the target with ARGS; sets $pid and $out (its announcements).
 start() {
 	nstart=$((nstart + 1))
-	out=$work/target.$nstart
-	"$T" "$@" >"$out" 2>&1 &
-	pid=$!
-	pids="$pids $pid"
-	i=0
-	while ! grep -q '^ready ' "$out" 2>/dev/null; do
-		i=$((i + 1))
-		if [ $i -gt 100 ] || ! kill -0 $pid 2>/dev/null; then
-			cat "$out" >&2
-			fail "the target did not start"
-			exit 1
-		fi
-		sleep 0.05
-	done
+	target_start "$work/target.$nstart" "$@" ||
+	    { fail "the target did not start"; exit 1; }
+	pid=$target_pid
+	out=$target_out
 }
 
 # Is every thread of $1 running (no tracing stop), the process alive?

@@ -202,6 +202,10 @@ int dump_addr2line(int argc, char **argv, int verify, int demangle,
 /* stack mode (dump_stack.c): ARGV after the command name; DEMANGLE and
  * AS_JSON: --demangle and --json given before it. */
 int dump_stack(int argc, char **argv, int demangle, int as_json);
+/* A frame's "function" (as dump_json_name writes it), "inlined", "file"
+ * and "line" (null if unknown), for addr2line --pid and stack. */
+void dump_json_frame_loc(json *j, const dump_opts *o, const char *function,
+    int inlined, const char *file, int32_t line);
 
 /* pclndump perf: ARGV after the command name (dump_perf.c). */
 int dump_perf(int argc, char **argv);

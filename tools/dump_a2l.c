@@ -417,17 +417,9 @@ json_symbol(json *j, const struct a2l *a, const pcln_symbol *s)
 
 		for (k = 0; k <= s->ninline; k++) {
 			json_begin_object(j);
-			dump_json_name(j, &o, "function", k < s->ninline ?
-			    s->inl[k].name : s->function);
-			json_key(j, "file");
-			json_string(j, file);
-			json_key(j, "line");
-			if (line > 0)
-				json_int(j, line);
-			else
-				json_null(j);
-			json_key(j, "inlined");
-			json_bool(j, k < s->ninline);
+			dump_json_frame_loc(j, &o, k < s->ninline ?
+			    s->inl[k].name : s->function, k < s->ninline,
+			    file, line);
 			json_end_object(j);
 			if (k < s->ninline) {
 				file = s->inl[k].file;

@@ -194,6 +194,22 @@ print_frame(const dump_opts *o, size_t num, const pclnrt_frame *fr,
 	return num;
 }
 
+void
+dump_json_frame_loc(json *j, const dump_opts *o, const char *function,
+    int inlined, const char *file, int32_t line)
+{
+	dump_json_name(j, o, "function", function);
+	json_key(j, "inlined");
+	json_bool(j, inlined);
+	json_key(j, "file");
+	json_string(j, file);
+	json_key(j, "line");
+	if (line > 0)
+		json_int(j, line);
+	else
+		json_null(j);
+}
+
 static void
 json_frame(json *j, const dump_opts *o, const pclnrt_frame *fr,
     const pcln_symbol *s, int inlines)
@@ -208,17 +224,8 @@ json_frame(json *j, const dump_opts *o, const pclnrt_frame *fr,
 		json_hex(j, fr->pc);
 		json_key(j, "sp");
 		json_hex(j, fr->sp);
-		dump_json_name(j, o, "function", k < n ? s->inl[k].name :
-		    s->function);
-		json_key(j, "inlined");
-		json_bool(j, k < n);
-		json_key(j, "file");
-		json_string(j, file);
-		json_key(j, "line");
-		if (line > 0)
-			json_int(j, line);
-		else
-			json_null(j);
+		dump_json_frame_loc(j, o, k < n ? s->inl[k].name :
+		    s->function, k < n, file, line);
 		json_key(j, "object");
 		json_string(j, s->obj != NULL ? s->obj->path : NULL);
 		json_key(j, "object_address");

@@ -310,6 +310,19 @@ map_file(const char *file, size_t *len, struct stat *st, const char **why)
 	return m == MAP_FAILED ? NULL : m;
 }
 
+/* Keep O's mapped file only if its table is in it. */
+static void
+drop_map(pcln_object *o)
+{
+	struct pcln_objpriv *p = o->priv_;
+
+	if (o->source != PCLN_OBJ_SECTION && p->map != NULL) {
+		munmap(p->map, p->maplen);
+		p->map = NULL;
+		p->maplen = 0;
+	}
+}
+
 pcln_object *
 pclnp_object_file(pclnp_store *s, const char *path, const char *file,
     uint32_t major, uint32_t minor, uint64_t inode, int deleted,
@@ -364,12 +377,7 @@ pclnp_object_file(pclnp_store *s, const char *path, const char *file,
 		memcpy(o->build_id, want_id, want_idlen);
 		o->build_id_len = want_idlen;
 	}
-	/* Keep the map only if the table is in it. */
-	if (o->source != PCLN_OBJ_SECTION) {
-		munmap(p->map, p->maplen);
-		p->map = NULL;
-		p->maplen = 0;
-	}
+	drop_map(o);
 	return o;
 }
 
@@ -419,11 +427,7 @@ pclnp_object_memory(pclnp_store *s, const char *path, const uint8_t *img,
 		load_image(s, o, p->map, len, fdpath);
 	}
 	close(fd);
-	if (o->source != PCLN_OBJ_SECTION) {
-		munmap(p->map, p->maplen);
-		p->map = NULL;
-		p->maplen = 0;
-	}
+	drop_map(o);
 	return o;
 }
 
