@@ -253,7 +253,5 @@ pclni_dw_add_fde_funcs(struct imp *im)
 		im->syms[im->nsyms++] = fresh[k];
 	free(fresh);
 	im->st->nfde_funcs = nnew;
-	if (nnew > 0)
-		pclni_dw_sort_syms(im);
 	return 0;
 }

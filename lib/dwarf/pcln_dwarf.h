@@ -40,9 +40,10 @@
  *    the frame pointer + K (after alloca, a realigned stack), pcdata
  *    PCLN_PCDATA_CFA holds K, and where the caller's frame pointer is
  *    saved at CFA - M, pcdata PCLN_PCDATA_FPSAVE holds M (each only in
- *    functions where it is nonzero somewhere, FPSAVE only if some
- *    function has a frame-pointer CFA; doc/FORMAT.md); the traceback
- *    follows them with PCLNRT_TB_FP.  Where neither rule fits (or there
+ *    functions where it is nonzero somewhere; FPSAVE in every object,
+ *    since a walk through a whole process may reach a frame-pointer CFA
+ *    of another object through this one's frames; doc/FORMAT.md); the
+ *    traceback follows them with PCLNRT_TB_FP.  Where neither rule fits (or there
  *    is no CFI) a walk stops (PCLNRT_STOP_NO_SP) instead of guessing;
  *    such rows and their code bytes are counted in the statistics.
  *    Where the CFI leaves the return address undefined (_start, a
