@@ -50,8 +50,10 @@ python3 "$top_srcdir/tests/proc-a2l.py" sample $pid 2000 16 >addrs
 rc=0
 "$D" --json addr2line --pid $pid -f -i <addrs >ours.jl 2>ours.err || rc=$?
 [ $rc -le 1 ] || { cat ours.err; fail "addr2line --pid: exit $rc"; }
-eu-addr2line --pid=$pid -a -f -i <addrs >eu.txt 2>eu.err ||
-    { cat eu.err; fail "eu-addr2line failed"; }
+# (eu-addr2line exits 1 when an address is in no module it knows: the
+# sanitizers' shadow mappings, say; its answers are still printed.)
+eu-addr2line --pid=$pid -a -f -i <addrs >eu.txt 2>eu.err || true
+[ -s eu.txt ] || { cat eu.err; fail "eu-addr2line answered nothing"; }
 python3 "$top_srcdir/tests/proc-a2l.py" compare ours.jl eu.txt \
     --strict target libtarget.so target-plugin.so ||
     fail "answers differ from eu-addr2line's in the test's own objects"

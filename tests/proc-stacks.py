@@ -124,8 +124,9 @@ def main():
                 count("inlined frames pcln cannot see (no debug file)",
                       len(gc) - 1)
                 continue
+            # (gdb names a C++ unit's function with its parameters.)
             if [(f["function"], f["line"]) for f in oc] != \
-                    [(x[2], x[4]) for x in gc]:
+                    [(xf.crash_frames.drop_args(x[2]), x[4]) for x in gc]:
                 wrong("thread %d, pc %#x: %s, gdb's %s" % (
                     tid, pc, [(f["function"], f["line"]) for f in oc],
                     [(x[2], x[4]) for x in gc]))
