@@ -6,8 +6,15 @@
 check_PROGRAMS += tests/proc/check_maps
 tests_proc_check_maps_SOURCES = tests/proc/check_maps.c
 tests_proc_check_maps_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
-tests_proc_check_maps_LDADD = lib/libpcln.la $(CHECK_LIBS)
+tests_proc_check_maps_LDADD = lib/libpcln.la $(CHECK_LIBS) -ldl
 TESTS += tests/proc/check_maps
+if HAVE_LIBDW
+# test_self_dlclose: pcln_self_refresh after dlopen and dlclose of a
+# plugin, with a reader record holding its module.
+tests_proc_check_maps_CFLAGS += \
+	-DCHECK_MAPS_PLUGIN='"$(abs_builddir)/tests/proc/target-plugin.so"'
+EXTRA_tests_proc_check_maps_DEPENDENCIES = tests/proc/target-plugin.so
+endif
 
 ## tests/xcrash-gdb.sh: examples/xcrash (and xcrash-cxx): a crash in a
 ##   shared library through libc's qsort, and in a dlopen'ed plugin,

@@ -2,8 +2,10 @@
  * mapping set (lib/proc): table-driven good and bad lines, mmap-like
  * replacement, the set read from this process's own maps; and objects
  * from a provider (as lib/perf's are): their bias, symbols and a walk
- * over a synthetic stack. */
+ * over a synthetic stack; this process's objects (pcln_self) across a
+ * plugin's dlopen and dlclose. */
 #include <check.h>
+#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +280,64 @@ START_TEST(test_self)
 }
 END_TEST
 
+#ifdef CHECK_MAPS_PLUGIN
+/* pcln_self: a plugin's module appears after dlopen and a refresh, and
+ * goes after dlclose and a refresh; a reader record inside a bracket
+ * holds it (not reusable, not freed) until it exits; loaded again, the
+ * plugin is registered again. */
+START_TEST(test_self_dlclose)
+{
+	pcln_err err;
+	pcln_self *s = pcln_self_open(0, &err);
+	pclnrt_registry *r;
+	pclnrt_reader *rd;
+	const pclnrt_module *m, *m2;
+	void *h, *fn;
+	uint64_t pc;
+	size_t n0;
+
+	ck_assert_msg(s != NULL, "%s", err.msg);
+	r = pcln_self_registry(s);
+	n0 = pcln_self_nobjects(s);
+	h = dlopen(CHECK_MAPS_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(h != NULL, "%s", dlerror());
+	ck_assert_ptr_nonnull(fn = dlsym(h, "target_plugin_run"));
+	pc = (uint64_t)(uintptr_t)fn;
+	ck_assert_int_eq(pclnrt_registry_find(r, pc, &m), PCLNRT_NOTFOUND);
+	ck_assert_int_eq(pcln_self_refresh(s, &err), 1);
+	ck_assert_uint_eq(pcln_self_nobjects(s), n0 + 1);
+	ck_assert_int_eq(pclnrt_registry_find(r, pc, &m), PCLNRT_OK);
+	ck_assert_ptr_nonnull(strstr(m->name, "target-plugin.so"));
+
+	ck_assert_ptr_nonnull(rd = pclnrt_reader_claim(r));
+	pclnrt_read_enter(r, rd);
+	ck_assert_int_eq(pclnrt_registry_find(r, pc, &m), PCLNRT_OK);
+	ck_assert_int_eq(dlclose(h), 0);
+	ck_assert_int_eq(pcln_self_refresh(s, &err), 1);
+	ck_assert_uint_eq(pcln_self_nobjects(s), n0);
+	ck_assert_int_eq(pclnrt_registry_find(r, pc, &m2), PCLNRT_NOTFOUND);
+	/* Still ours (AddressSanitizer would see a freed one). */
+	ck_assert_ptr_nonnull(strstr(m->name, "target-plugin.so"));
+	ck_assert_int_eq(pclnrt_module_reusable(r, m), 0);
+	ck_assert_int_eq(pcln_self_refresh(s, &err), 0);
+	ck_assert_ptr_nonnull(strstr(m->name, "target-plugin.so"));
+	pclnrt_read_exit(r, rd);
+	pclnrt_reader_release(r, rd);
+	ck_assert_int_eq(pclnrt_module_reusable(r, m), 1);
+
+	h = dlopen(CHECK_MAPS_PLUGIN, RTLD_NOW | RTLD_LOCAL);
+	ck_assert_msg(h != NULL, "%s", dlerror());
+	ck_assert_ptr_nonnull(fn = dlsym(h, "target_plugin_run"));
+	pc = (uint64_t)(uintptr_t)fn;
+	ck_assert_int_eq(pcln_self_refresh(s, &err), 1);
+	ck_assert_int_eq(pclnrt_registry_find(r, pc, &m), PCLNRT_OK);
+	ck_assert_ptr_nonnull(strstr(m->name, "target-plugin.so"));
+	pcln_self_close(s);
+	ck_assert_int_eq(dlclose(h), 0);
+}
+END_TEST
+#endif
+
 /* --- a provider's objects: bias, symbols, a walk ---------------------- */
 
 /* F [0x1100, 0x1140): pushes 8 bytes at 0x1104; calls G (returning to
@@ -445,6 +505,9 @@ maps_suite(void)
 	tcase_add_test(tc, test_add_replaces);
 	tcase_add_test(tc, test_set_maps);
 	tcase_add_test(tc, test_self);
+#ifdef CHECK_MAPS_PLUGIN
+	tcase_add_test(tc, test_self_dlclose);
+#endif
 	suite_add_tcase(s, tc);
 	tc = tcase_create("provider");
 	tcase_add_test(tc, test_provider);
