@@ -26,6 +26,13 @@ xf = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(xf)
 
 
+def clone_of(name):
+    """NAME without GCC's clone suffixes (.part.0, .constprop.0, ...)."""
+    if name is None:
+        return name
+    return re.sub(r"\.(part|constprop|isra|cold)\.?\d*", "", name)
+
+
 def eu_threads(path):
     th, cur = {}, None
     for line in open(path, errors="replace"):
@@ -124,9 +131,11 @@ def main():
                 count("inlined frames pcln cannot see (no debug file)",
                       len(gc) - 1)
                 continue
-            # (gdb names a C++ unit's function with its parameters.)
-            if [(f["function"], f["line"]) for f in oc] != \
-                    [(xf.crash_frames.drop_args(x[2]), x[4]) for x in gc]:
+            # (gdb names a C++ unit's function with its parameters, and
+            # a GCC clone -- f.part.0, its symbol -- by its DWARF name.)
+            if [(clone_of(f["function"]), f["line"]) for f in oc] != \
+                    [(clone_of(xf.crash_frames.drop_args(x[2])), x[4])
+                     for x in gc]:
                 wrong("thread %d, pc %#x: %s, gdb's %s" % (
                     tid, pc, [(f["function"], f["line"]) for f in oc],
                     [(x[2], x[4]) for x in gc]))
