@@ -27,7 +27,8 @@ bench_pcln_bench_libdw_CFLAGS = $(AM_CFLAGS) $(LIBDW_CFLAGS)
 bench_pcln_bench_libdw_LDADD = $(LIBDW_LIBS)
 endif
 
-EXTRA_DIST += bench/run.sh bench/perf.sh bench/gen-dwarf.sh doc/PERFORMANCE.md
+EXTRA_DIST += bench/run.sh bench/perf.sh bench/gen-dwarf.sh bench/proc.sh \
+	bench/proc-stopped.py doc/PERFORMANCE.md
 
 bench: all
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \

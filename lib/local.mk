@@ -38,3 +38,4 @@ include $(srcdir)/lib/link/link.mk
 include $(srcdir)/lib/go/go.mk
 include $(srcdir)/lib/dwarf/dwarf.mk
 include $(srcdir)/lib/perf/perf.mk
+include $(srcdir)/lib/proc/proc.mk

@@ -11,13 +11,17 @@ top=$(pwd)
 # googletest, libstb-dev: the real C++ and C programs tests/real-a2l.sh
 # builds from their sources.
 # libbpf-dev bpftool: the BPF build of the runtime (bpf/).
+# elfutils (eu-stack, eu-addr2line), gdb, libc6-dbg (gdb's libc frames
+# by name), util-linux (setpriv): the whole-process tests compare with
+# them (tests/proc-stack.sh, proc-a2l.sh, xcrash-gdb.sh).
 pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
 libdw-dev libelf-dev binutils python3 golang-go clang libclang-rt-14-dev
 gdb llvm
 libiberty-dev
 linux-perf
 googletest libstb-dev
-libbpf-dev bpftool"
+libbpf-dev bpftool
+elfutils gdb libc6-dbg util-linux"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||

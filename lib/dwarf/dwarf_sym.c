@@ -236,15 +236,20 @@ pclni_dw_read_symbols(struct imp *im)
 	if ((ext = calloc(shnum + 1, sizeof *ext)) == NULL)
 		return pclni_dw_nomem(im);
 	r = read_symtab(im, SHT_SYMTAB, ext, shnum, fsize);
-	if (r == 0)
+	if (r == 0) {
+		im->dynsym_only = 1;
 		r = read_symtab(im, SHT_DYNSYM, ext, shnum, fsize);
+	}
 	free(ext);
 	if (r < 0)
 		return -1;
 	fold_syms(im);
-	if (im->nsyms == 0)
-		return pclni_seterr(im->err, PCLN_ENOTFOUND, -1,
-		    "%s: no function symbols (expected STT_FUNC symbols in "
-		    ".symtab or .dynsym)", im->path);
 	return 0;
+}
+
+void
+pclni_dw_sort_syms(struct imp *im)
+{
+	if (im->nsyms > 1)
+		qsort(im->syms, im->nsyms, sizeof *im->syms, cmpsym);
 }
