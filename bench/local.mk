@@ -28,7 +28,7 @@ bench_pcln_bench_libdw_LDADD = $(LIBDW_LIBS)
 endif
 
 EXTRA_DIST += bench/run.sh bench/perf.sh bench/gen-dwarf.sh bench/ship.sh \
-	doc/PERFORMANCE.md
+	bench/proc.sh bench/proc-stopped.py doc/PERFORMANCE.md
 
 bench: all
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \

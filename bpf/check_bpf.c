@@ -114,7 +114,7 @@ main(int argc, char **argv)
 {
 	struct bpf_object *obj;
 	struct bpf_program *prog;
-	uint64_t *pcs, storesize, bias = 0x400000, total = 0, bad = 0, found = 0;
+	uint64_t *pcs, storesize, next = 0x400000, total = 0, bad = 0, found = 0;
 	struct pcln_bpf_answer *ans;
 	size_t i, njit = 0, n;
 	double tbpf = 0, t0;
@@ -128,7 +128,7 @@ main(int argc, char **argv)
 	for (a = 2; a < argc; a++) {
 		struct pcln_bpf_mod *x;
 		char path[4096];
-		uint64_t b = bias;
+		uint64_t b = 0;
 		const char *at;
 
 		if (strcmp(argv[a], "--jit") == 0 && a + 1 < argc) {
@@ -140,9 +140,16 @@ main(int argc, char **argv)
 			path[at - argv[a]] = 0;
 			b = strtoull(at + 1, NULL, 16);
 		}
-		x = pcln_bpf_add_file(path, b);
-		bias = (x->m.hi + 0xfffff) & ~(uint64_t)0xfffff;
-		bias += 0x100000 - x->m.table.minpc;
+		x = pcln_bpf_add_file(path, at != NULL ? b : 0);
+		if (at == NULL) {
+			/* At the next free megabyte, whatever its own pcs:
+			 * a table's bias depends on its lowest pc. */
+			b = next - (x->m.table.minpc & ~(uint64_t)0xfffff);
+			if ((rc = pclnrt_module_init(&x->m, x->blob, x->len,
+			    b, x->label)) != 0)
+				pcln_bpf_die("cannot place a table");
+		}
+		next = ((x->m.hi + 0xfffff) & ~(uint64_t)0xfffff) + 0x100000;
 	}
 	add_jit(njit);
 	storesize = pcln_bpf_register_all();

@@ -54,7 +54,8 @@ struct pcln_bpf_answer {
 /* A stack sampled by unwind.bpf.c: N run-time pcs, innermost first
  * (every one but the first a return address), and why the walk ended. */
 #define PCLN_BPF_FRAMES		32
-#define PCLN_BPF_STOP_END	0	/* return address 0, or FRAMES */
+#define PCLN_BPF_STOP_END	0	/* return address 0, an outermost
+					 * frame (pcsp -2), or FRAMES */
 #define PCLN_BPF_STOP_UNKNOWN	1	/* a pc without a table */
 #define PCLN_BPF_STOP_NOSP	2	/* no stack-pointer delta */
 #define PCLN_BPF_STOP_READ	3	/* the stack word unreadable */

@@ -33,7 +33,8 @@ struct walk {
 
 /* One frame of W: record its pc, find its caller's pc and sp.  Returns
  * 1 (stop) at a pc without a table, without an sp delta, an unreadable
- * stack word or a return address of 0. */
+ * stack word, an outermost frame (pcsp PCLN_PCSP_OUTERMOST) or a return
+ * address of 0. */
 static long
 frame(uint32_t i, void *ctx)
 {
@@ -60,9 +61,15 @@ frame(uint32_t i, void *ctx)
 	if (pclnrt_pcdata(&f, PCLN_PCDATA_FPSAVE, link, &fpsave) !=
 	    PCLNRT_OK)
 		fpsave = 0;
+	if (pclnrt_pcsp(&f, link, &d) != PCLNRT_OK)
+		d = PCLN_PCSP_UNKNOWN;
+	/* The CFI says this frame has no caller (_start, a thread's first
+	 * function): the end of the stack, as for pclnrt_traceback. */
+	w->s.stop = PCLN_BPF_STOP_END;
+	if (d == PCLN_PCSP_OUTERMOST)
+		return 1;
 	w->s.stop = PCLN_BPF_STOP_NOSP;
-	if (cfarule == 0 && (pclnrt_pcsp(&f, link, &d) != PCLNRT_OK ||
-	    d < 0))
+	if (cfarule == 0 && d < 0)
 		return 1;
 	w->s.stop = PCLN_BPF_STOP_READ;
 	if (cfarule != 0) {

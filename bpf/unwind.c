@@ -213,8 +213,8 @@ main(int argc, char **argv)
 	for (i = 0; i < nstacks; i++)
 		printf("%ld %s\n", stacks[i].n, stacks[i].s);
 	printf("samples: %ld, %ld in the table's code, %.1f frames a stack; "
-	    "walks ended: %ld return address 0, %ld pc without a table, %ld "
-	    "no sp delta, %ld unreadable stack\n", nsamples, nknown,
+	    "walks ended: %ld at the end of the stack, %ld pc without a "
+	    "table, %ld no sp delta, %ld unreadable stack\n", nsamples, nknown,
 	    nsamples ? (double)nframes / (double)nsamples : 0.0, stops[0],
 	    stops[1], stops[2], stops[3]);
 	ring_buffer__free(rb);

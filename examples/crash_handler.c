@@ -9,6 +9,17 @@
  * allocates nothing (tests/crash-gdb.sh checks it with breakpoints on
  * malloc, calloc, realloc and free).
  *
+ * Built with -DCRASH_PROCESS (examples/xcrash.c and xcrash_cxx.cc, which
+ * link libpcln) it walks the whole process instead: every object
+ * dl_iterate_phdr reports gets a table at start-up (pcln_self_open,
+ * lib/proc: its .pcln section, or a table made from its symbols, DWARF
+ * and CFI -- libc as Debian ships it included), and crash_handler_refresh
+ * adds and removes objects after dlopen and dlclose.  The walk then reads
+ * the stack with pcln_self_read (a bad address fails the read instead of
+ * faulting again), brackets its lookups with a reader record
+ * (pclnrt_read_enter/exit) against a refresh in another thread, and
+ * prints each frame's object.
+ *
  * Built with -DCRASH_DEMANGLE (the C++ program) it prints C++ names
  * demangled, with libiberty's allocation-free interface
  * cplus_demangle_v3_callback and binutils addr2line -C's flags
@@ -28,6 +39,11 @@
 
 #include "pclnrt.h"
 #include "crash_handler.h"
+#ifdef CRASH_PROCESS
+#include <stdio.h>
+
+#include "pcln_proc.h"
+#endif
 
 #ifdef CRASH_DEMANGLE
 #if defined __has_include
@@ -45,6 +61,12 @@
 #define CRASH_ALTSTACK	(64 * 1024)
 #endif
 
+#ifdef CRASH_PROCESS
+static pcln_self *self;
+static pclnrt_registry *registry;	/* pcln_self_registry(self) */
+#define CRASH_READ	pcln_self_read
+#define CRASH_TAG(f)	((const char *)NULL)	/* the object is printed */
+#else
 extern const uint8_t pcln_blob_start[], pcln_blob_end[];
 
 static pclnrt_module module;
@@ -53,10 +75,15 @@ static pclnrt_module module;
 #define CRASH_MODULES	256
 static unsigned char regmem[PCLNRT_REGISTRY_SIZE(CRASH_MODULES + 1, 512,
     4)];
-static pclnrt_registry registry;
+static pclnrt_registry registry_one;
+static pclnrt_registry *registry = &registry_one;
+#define CRASH_READ	NULL		/* pclnrt_read_direct */
+/* Modules other than the program's: JIT functions. */
+#define CRASH_TAG(f)	((f)->module != &module ? "jit" : NULL)
+#endif
 static int have_table;
 static char altstack[CRASH_ALTSTACK];
-static pclnrt_frame frames[64];
+static pclnrt_frame frames[128];
 
 /* --- output without allocation ---------------------------------------- */
 
@@ -151,6 +178,10 @@ put_name(const char *name)
 {
 	struct dmbuf b;
 
+	if (name[0] == 0) {	/* unnamed: code with CFI, no symbol */
+		put("??");
+		return;
+	}
 	b.n = 0;
 	b.full = 0;
 	if (strnlen(name, CRASH_DEMANGLE_MAX) < CRASH_DEMANGLE_MAX &&
@@ -167,16 +198,23 @@ put_name(const char *name)
 static void
 put_name(const char *name)
 {
+	if (name[0] == 0) {	/* unnamed: code with CFI, no symbol */
+		put("??");
+		return;
+	}
 	put(name);
 	put("(...)");
 }
 #endif
 
 /* A frame: its name, " [TAG]" ("inlined", "jit") if TAG is not NULL,
- * then file:line and, but for an inlined frame, the offset. */
+ * then file:line and, but for an inlined frame, the offset (and with
+ * CRASH_PROCESS F's object and pc):
+ *	NAME [TAG]
+ *	FILE:LINE +OFF[ in OBJECT at PC] */
 static void
 put_frame(const char *name, const char *file, int32_t line,
-    const char *tag, uint64_t off)
+    const char *tag, uint64_t off, const pclnrt_frame *f)
 {
 	int inlined = tag != NULL && tag[0] == 'i';
 
@@ -194,6 +232,16 @@ put_frame(const char *name, const char *file, int32_t line,
 		put(" +");
 		puthex(off);
 	}
+#ifdef CRASH_PROCESS
+	if (!inlined && f->module->name != NULL) {
+		put(" in ");
+		put(f->module->name);
+		put(" at ");
+		puthex(f->pc);
+	}
+#else
+	(void)f;
+#endif
 	put("\n");
 }
 
@@ -219,13 +267,12 @@ print_frames(size_t n, const pclnrt_stopinfo *stop, int first_retaddr)
 		 * positions, then the real function at the outermost
 		 * call. */
 		for (k = 0; k < ncalls; k++) {
-			put_frame(calls[k].name, file, line, "inlined", 0);
+			put_frame(calls[k].name, file, line, "inlined", 0,
+			    f);
 			file = calls[k].file;
 			line = calls[k].line;
 		}
-		/* Modules other than the program's: JIT functions. */
-		put_frame(f->func.name, file, line, f->module != &module ?
-		    "jit" : NULL, f->off);
+		put_frame(f->func.name, file, line, CRASH_TAG(f), f->off, f);
 	}
 	put("[walk stopped: ");
 	put(pclnrt_stop_string(stop->reason));
@@ -251,7 +298,7 @@ find_retaddr(uint64_t sp, uint64_t *pc, uint64_t *at)
 		pclnrt_func f;
 		const uint8_t *c;
 
-		if (pclnrt_registry_findfunc(&registry, w - 1, NULL, &f) !=
+		if (pclnrt_registry_findfunc(registry, w - 1, NULL, &f) !=
 		    PCLNRT_OK)
 			continue;
 		c = (const uint8_t *)(uintptr_t)w;
@@ -289,10 +336,11 @@ handler(int sig, siginfo_t *si, void *ctx)
 	}
 	/* A reader record: other threads may remove modules (JIT
 	 * functions) while the walk and the printing use them. */
-	if ((rd = pclnrt_reader_claim(&registry)) != NULL)
-		pclnrt_read_enter(&registry, rd);
+	if ((rd = pclnrt_reader_claim(registry)) != NULL)
+		pclnrt_read_enter(registry, rd);
 	memset(&w, 0, sizeof w);
-	w.modules = &registry;
+	w.modules = registry;
+	w.read = CRASH_READ;
 	w.ptrsize = 8;
 	w.conv = PCLNRT_CONV_STACK;
 	w.pc = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
@@ -300,7 +348,7 @@ handler(int sig, siginfo_t *si, void *ctx)
 	/* Frames whose CFA is rbp-based (alloca, VLAs) need rbp. */
 	w.fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
 	w.flags = PCLNRT_TB_FP;
-	if (pclnrt_registry_findfunc(&registry, w.pc, NULL, &f) !=
+	if (pclnrt_registry_findfunc(registry, w.pc, NULL, &f) !=
 	    PCLNRT_OK) {
 		uint64_t at;
 		if (find_retaddr(w.sp, &w.pc, &at) < 0) {
@@ -318,8 +366,8 @@ handler(int sig, siginfo_t *si, void *ctx)
 	print_frames(n, &stop, w.flags & PCLNRT_TB_FIRST_RETADDR);
 out:
 	if (rd != NULL) {
-		pclnrt_read_exit(&registry, rd);
-		pclnrt_reader_release(&registry, rd);
+		pclnrt_read_exit(registry, rd);
+		pclnrt_reader_release(registry, rd);
 	}
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -337,8 +385,67 @@ handler(int sig, siginfo_t *si, void *ctx)
 }
 #endif
 
-/* --- finding our own table -------------------------------------------- */
+/* --- finding the tables ----------------------------------------------- */
 
+static void
+install_handler(void)
+{
+	struct sigaction sa;
+	stack_t ss;
+
+	ss.ss_sp = altstack;
+	ss.ss_size = sizeof altstack;
+	ss.ss_flags = 0;
+	(void)sigaltstack(&ss, NULL);
+	memset(&sa, 0, sizeof sa);
+	sa.sa_sigaction = handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGSEGV, &sa, NULL);
+	(void)sigaction(SIGBUS, &sa, NULL);
+	(void)sigaction(SIGFPE, &sa, NULL);
+	(void)sigaction(SIGILL, &sa, NULL);
+	(void)sigaction(SIGABRT, &sa, NULL);
+}
+
+#ifdef CRASH_PROCESS
+/* Every object's table (stdio is fine here: not in the handler). */
+void
+crash_handler_install(const char *prog)
+{
+	pcln_err err;
+	size_t i, n, with = 0;
+
+	if ((self = pcln_self_open(0, &err)) == NULL) {
+		fprintf(stderr, "%s: %s\n", prog, err.msg);
+		exit(2);
+	}
+	registry = pcln_self_registry(self);
+	n = pcln_self_nobjects(self);
+	for (i = 0; i < n; i++) {
+		const pcln_object *o = pcln_self_object(self, i, NULL);
+		if (o->table != NULL)
+			with++;
+		else
+			fprintf(stderr, "%s: %s: no table: %s\n", prog,
+			    o->path, o->note);
+	}
+	fprintf(stderr, "%s: %zu objects, %zu with tables\n", prog, n, with);
+	have_table = with > 0;
+	install_handler();
+}
+
+long
+crash_handler_refresh(void)
+{
+	pcln_err err;
+	long r = pcln_self_refresh(self, &err);
+
+	if (r < 0)
+		fprintf(stderr, "crash handler: %s\n", err.msg);
+	return r < 0 ? -1 : (long)pcln_self_nobjects(self);
+}
+#else
 /* dl_iterate_phdr callback: the load bias of the object that holds the
  * blob (0 for a non-PIE executable). */
 static int
@@ -362,13 +469,11 @@ find_bias(struct dl_phdr_info *info, size_t size, void *arg)
 void
 crash_handler_install(const char *prog)
 {
-	struct sigaction sa;
-	stack_t ss;
 	uint64_t bias = 0;
 	int rc;
 
 	(void)dl_iterate_phdr(find_bias, &bias);
-	(void)pclnrt_registry_init(&registry, regmem, sizeof regmem,
+	(void)pclnrt_registry_init(registry, regmem, sizeof regmem,
 	    CRASH_MODULES + 1, 4);
 	rc = pclnrt_module_init(&module, pcln_blob_start,
 	    (size_t)(pcln_blob_end - pcln_blob_start), bias, prog);
@@ -377,26 +482,14 @@ crash_handler_install(const char *prog)
 		put(": no usable pcln table: ");
 		put(pclnrt_init_strerror(rc));
 		put("\n");
-	} else if (pclnrt_register(&registry, &module) == PCLNRT_OK)
+	} else if (pclnrt_register(registry, &module) == PCLNRT_OK)
 		have_table = 1;
-	ss.ss_sp = altstack;
-	ss.ss_size = sizeof altstack;
-	ss.ss_flags = 0;
-	(void)sigaltstack(&ss, NULL);
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = handler;
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-	sigemptyset(&sa.sa_mask);
-	(void)sigaction(SIGSEGV, &sa, NULL);
-	(void)sigaction(SIGBUS, &sa, NULL);
-	(void)sigaction(SIGFPE, &sa, NULL);
-	(void)sigaction(SIGILL, &sa, NULL);
-	(void)sigaction(SIGABRT, &sa, NULL);
+	install_handler();
 }
+#endif
 
 struct pclnrt_registry *
 crash_handler_registry(void)
 {
-	return &registry;
+	return registry;
 }
-

@@ -10,3 +10,4 @@ TESTS += tests/examples.sh
 dist_check_SCRIPTS += tests/examples.sh
 include $(srcdir)/examples/crash.mk
 include $(srcdir)/examples/jit.mk
+include $(srcdir)/examples/xcrash.mk

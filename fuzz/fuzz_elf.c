@@ -2,6 +2,7 @@
  *
  * Info, every section header, a name search and the pcln search; every
  * section with data must lie inside the input, every name end inside it.
+ * The program headers too: their count must be what the header says.
  */
 #include <config.h>
 
@@ -44,6 +45,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			inside(buf, size, &sec);
 	} else if (err.msg[0] == '\0') {
 		abort();
+	}
+	{
+		pcln_elf_segment segs[8];
+		size_t n;
+
+		if (pcln_elf_get_segments(buf, size, segs, 8, &n, &err) < 0 &&
+		    n != 0)
+			abort();
 	}
 	free(buf);
 	return 0;

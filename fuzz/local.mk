@@ -19,7 +19,8 @@
 ## find the targets by these names.
 
 fuzz_targets = fuzz/fuzz_blob fuzz/fuzz_runtime fuzz/fuzz_desc \
-	fuzz/fuzz_varint fuzz/fuzz_elf fuzz/fuzz_goimport fuzz/fuzz_perf
+	fuzz/fuzz_varint fuzz/fuzz_elf fuzz/fuzz_goimport fuzz/fuzz_perf \
+	fuzz/fuzz_maps
 fuzz_targets += fuzz/fuzz_codemap
 if HAVE_LIBDW
 fuzz_targets += fuzz/fuzz_dwarf fuzz/fuzz_dwp
@@ -65,6 +66,10 @@ fuzz_fuzz_goimport_LDADD = $(fuzz_libs)
 fuzz_fuzz_perf_SOURCES = fuzz/fuzz_perf.c fuzz/fuzz.h
 fuzz_fuzz_perf_LDFLAGS = $(FUZZ_LDFLAGS)
 fuzz_fuzz_perf_LDADD = $(fuzz_libs)
+
+fuzz_fuzz_maps_SOURCES = fuzz/fuzz_maps.c fuzz/fuzz.h
+fuzz_fuzz_maps_LDFLAGS = $(FUZZ_LDFLAGS)
+fuzz_fuzz_maps_LDADD = $(fuzz_libs) $(LIBDW_LIBS)
 
 fuzz_fuzz_dwarf_SOURCES = fuzz/fuzz_dwarf.c fuzz/fuzz.h
 fuzz_fuzz_dwarf_LDFLAGS = $(FUZZ_LDFLAGS)

@@ -189,7 +189,8 @@ encode(const struct ptab *t, uint32_t size, unsigned q, struct bbuf *out,
 		return 0;
 	if (bbuf_reserve(out, (size_t)t->len + 2 * PCLN_VARINT_MAX + 1))
 		return -1;
-	memcpy(out->p, t->p, t->len);
+	if (t->len > 0)		/* T->p is NULL before the first row */
+		memcpy(out->p, t->p, t->len);
 	out->len = t->len;
 	out->len += pcln_put_uvarint(out->p + out->len,
 	    pcln_zigzag((int32_t)((uint32_t)t->val - (uint32_t)t->prev)));

@@ -43,3 +43,4 @@ include $(srcdir)/lib/go/go.mk
 include $(srcdir)/lib/dwarf/dwarf.mk
 include $(srcdir)/lib/perf/perf.mk
 include $(srcdir)/lib/find/find.mk
+include $(srcdir)/lib/proc/proc.mk

@@ -593,7 +593,8 @@ typedef int (*pclnrt_readfn)(void *arg, uint64_t addr, uint8_t *buf,
 	X(PCLNRT_STOP_NOFRAME,	"no saved return address (frame size 0)") \
 	X(PCLNRT_STOP_READ,	"memory read failed") \
 	X(PCLNRT_STOP_WRONG_WAY, "stack goes the wrong way") \
-	X(PCLNRT_STOP_BADARG,	"bad argument")
+	X(PCLNRT_STOP_BADARG,	"bad argument") \
+	X(PCLNRT_STOP_OUTERMOST, "outermost frame (no caller)") /* pcsp -2 */
 
 #define PCLNRT_STOP_ENUM_(code, msg) code,
 enum pclnrt_stop { PCLNRT_STOP_LIST(PCLNRT_STOP_ENUM_) PCLNRT_NSTOP };
@@ -635,8 +636,8 @@ typedef struct pclnrt_frame {
 
 /* Where a walk stopped: REASON (enum pclnrt_stop) and the pc and sp it
  * was at: the unknown pc (UNKNOWN_PC), the frame not written (LIMIT,
- * END), the last frame written (NO_SP, NOFRAME, READ), or the caller
- * that went the wrong way (WRONG_WAY). */
+ * END), the last frame written (NO_SP, NOFRAME, READ, OUTERMOST), or the
+ * caller that went the wrong way (WRONG_WAY). */
 typedef struct pclnrt_stopinfo {
 	int reason;
 	uint64_t pc, sp;
@@ -649,9 +650,10 @@ typedef struct pclnrt_stopinfo {
  * written; an unknown pc is not.  PCLNRT_STOP_LIMIT means MAX frames were
  * written and the next frame's pc (a return address read from the last
  * one) was not looked up.  A return address of 0 ends the stack
- * (PCLNRT_STOP_END).  Each caller's sp must be above its callee's (equal
- * only for a first-frame leaf under PCLNRT_CONV_LR), so the walk always
- * moves up the stack.
+ * (PCLNRT_STOP_END), and so does a frame whose pcsp value is
+ * PCLN_PCSP_OUTERMOST (PCLNRT_STOP_OUTERMOST, the frame written).  Each
+ * caller's sp must be above its callee's (equal only for a first-frame
+ * leaf under PCLNRT_CONV_LR), so the walk always moves up the stack.
  * Stack words are read only through W->read.  FRAMES[n] past the count
  * returned may have been written.  The walk does not bracket its module
  * lookups: a caller racing with removals brackets the walk and its use

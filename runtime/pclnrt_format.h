@@ -248,6 +248,12 @@
  * the CFA-rule pcdata below says where the frame is. */
 #define PCLN_PCSP_UNKNOWN	(-1)
 
+/* pcsp value for "the outermost frame": the CFI leaves the return address
+ * undefined here (_start, a thread's first function after clone):
+ * pclnrt_traceback writes the frame and stops (PCLNRT_STOP_OUTERMOST)
+ * rather than read a caller that does not exist. */
+#define PCLN_PCSP_OUTERMOST	(-2)
+
 /* CFA rules beyond pcsp (pclnld --elf; honoured by pclnrt_traceback with
  * PCLNRT_TB_FP):
  *   pcdata PCLN_PCDATA_CFA: where nonzero, the CFA (the caller's sp just

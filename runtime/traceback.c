@@ -117,6 +117,11 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 				break;
 			}
 		}
+		/* The CFI says this frame has no caller. */
+		if (fr->spdelta == PCLN_PCSP_OUTERMOST) {
+			stop = PCLNRT_STOP_OUTERMOST;
+			break;
+		}
 		/* "Unknown here" (pclnld --elf writes it where the CFA is
 		 * not sp-based): stop rather than guess, unless the CFA
 		 * rule gives the frame. */
@@ -181,7 +186,7 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	}
 	/* For stops at a written frame, report that frame's pc and sp. */
 	if (stop == PCLNRT_STOP_NO_SP || stop == PCLNRT_STOP_NOFRAME ||
-	    stop == PCLNRT_STOP_READ) {
+	    stop == PCLNRT_STOP_READ || stop == PCLNRT_STOP_OUTERMOST) {
 		pc = frames[n - 1].pc;
 		sp = frames[n - 1].sp;
 	}

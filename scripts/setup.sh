@@ -11,17 +11,21 @@ top=$(pwd)
 # googletest, libstb-dev: the real C++ and C programs tests/real-a2l.sh
 # builds from their sources.
 # debuginfod ... xz-utils: finding debug information (lib/find): debuginfod
-# and its client library, libzstd and liblzma, eu-addr2line, libc's debug
-# files.
+# and its client library, libzstd, liblzma and xz (its tests also use
+# elfutils' eu-addr2line and libc6-dbg's debug files, below).
 # libbpf-dev bpftool: the BPF build of the runtime (bpf/).
+# elfutils (eu-stack, eu-addr2line), gdb, libc6-dbg (gdb's libc frames
+# by name), util-linux (setpriv): the whole-process tests compare with
+# them (tests/proc-stack.sh, proc-a2l.sh, xcrash-gdb.sh).
 pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
 libdw-dev libelf-dev binutils python3 golang-go clang libclang-rt-14-dev
 gdb llvm
 libiberty-dev
 linux-perf
 googletest libstb-dev
-debuginfod libdebuginfod-dev libzstd-dev liblzma-dev elfutils libc6-dbg xz-utils
-libbpf-dev bpftool"
+debuginfod libdebuginfod-dev libzstd-dev liblzma-dev xz-utils
+libbpf-dev bpftool
+elfutils gdb libc6-dbg util-linux"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||

@@ -41,8 +41,11 @@ else
 	cat "$tmp/err" >&2
 	exit 1
 fi
-if [ -f "$top_builddir/examples/crash.pcln" ]; then
-	blobs="$blobs $top_builddir/examples/crash.pcln"
+if [ -f "$top_builddir/examples/crash.blob" ]; then
+	blobs="$blobs $top_builddir/examples/crash.blob"
+else
+	echo "FAIL: no $top_builddir/examples/crash.blob (make check builds it)" >&2
+	exit 1
 fi
 "$GEN" 100000 1 small >"$tmp/s.pcln" &&
     "$LD" -o "$tmp/s.blob" "$tmp/s.pcln" || {

@@ -13,14 +13,17 @@
 ##   binutils and llvm-addr2line, every difference in a category.
 ## tests/elf-import.sh: the importer on crafted programs: COMDAT copies,
 ##   a sequence's empty last row, names, discriminators, damaged sections.
+## tests/elf-stripped.sh: a shared object stripped to .dynsym: a function
+##   and pcsp for every FDE (unnamed where no symbol names it).
 
 dist_check_SCRIPTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh \
 	tests/elf-cfi.sh tests/crash-gdb.sh tests/crash-frames.py \
-	tests/real-a2l.sh tests/elf-import.sh
+	tests/real-a2l.sh tests/elf-import.sh tests/elf-stripped.sh
 EXTRA_DIST += tests/a2l-agree.py tests/dwarf/seqend.s
 if HAVE_LIBDW
 TESTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh tests/elf-cfi.sh \
-	tests/crash-gdb.sh tests/real-a2l.sh tests/elf-import.sh
+	tests/crash-gdb.sh tests/real-a2l.sh tests/elf-import.sh \
+	tests/elf-stripped.sh
 endif
 
 ## tests/dwarf/check_inline: the INLTREE section (builder, verifier,

@@ -11,6 +11,7 @@ include $(srcdir)/tests/dwarf.mk
 include $(srcdir)/tests/index.mk
 include $(srcdir)/tests/ckpt.mk
 include $(srcdir)/tests/find.mk
+include $(srcdir)/tests/proc.mk
 
 # The preamble the CLI test scripts source.
 dist_check_DATA += tests/lib.sh tests/lazy.sh

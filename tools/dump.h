@@ -239,8 +239,18 @@ int dump_verify(const char *path, const dump_opts *o);
 
 /* addr2line mode: ARGV after the command name; PROG for messages.
  * VERIFY: verify the whole blob first (as --verify); DEMANGLE: as -C
- * (a --demangle given before the command). */
-int dump_addr2line(int argc, char **argv, int verify, int demangle);
+ * (a --demangle given before the command); AS_JSON: --json (with --pid
+ * only). */
+int dump_addr2line(int argc, char **argv, int verify, int demangle,
+    int as_json);
+
+/* stack mode (dump_stack.c): ARGV after the command name; DEMANGLE and
+ * AS_JSON: --demangle and --json given before it. */
+int dump_stack(int argc, char **argv, int demangle, int as_json);
+/* A frame's "function" (as dump_json_name writes it), "inlined", "file"
+ * and "line" (null if unknown), for addr2line --pid and stack. */
+void dump_json_frame_loc(json *j, const dump_opts *o, const char *function,
+    int inlined, const char *file, int32_t line);
 
 /* pclndump perf: ARGV after the command name (dump_perf.c). */
 int dump_perf(int argc, char **argv);

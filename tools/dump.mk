@@ -3,7 +3,7 @@
 bin_PROGRAMS += tools/pclndump
 tools_pclndump_SOURCES = tools/pclndump.c tools/dump.h tools/dump_input.c \
 	tools/dump_json.c tools/dump_size.c tools/dump_cmds.c \
-	tools/dump_a2l.c tools/dump_demangle.c tools/dump_find.c \
+	tools/dump_a2l.c tools/dump_demangle.c tools/dump_find.c tools/dump_stack.c \
 	tools/readfile.h tools/readfile.c tools/dump_perf.h tools/dump_perf.c \
 	tools/dump_perf_tables.c tools/dump_flame.c
 tools_pclndump_LDADD = lib/libpcln.la $(LIBIBERTY_LIBS)

@@ -827,8 +827,10 @@ lookup_one(dump_input *in, json *j, const dump_opts *o, uint64_t pc)
 		json_key(j, "pcdata");
 		json_begin_array(j);
 	} else {
+		dm = NULL;	/* (an unnamed function: nothing to free) */
 		printf("0x%0*" PRIx64 "  %s+0x%" PRIx64 "  %s:", (int)w, pc,
-		    dump_name(o, loc.name, &dm), pc - loc.entry,
+		    loc.name[0] != 0 ? dump_name(o, loc.name, &dm) : "??",
+		    pc - loc.entry,
 		    loc.file != NULL ? loc.file : "??");
 		free(dm);
 		if (loc.line > 0)

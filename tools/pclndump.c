@@ -59,6 +59,12 @@ usage(FILE *f)
 	    "                           a profile's samples unwound and "
 	    "symbolized\n"
 	    "                           (pclndump perf --help)\n"
+	    "  addr2line --pid PID [-afpsi] [ADDR...]\n"
+	    "                           the same for the addresses of a live "
+	    "process,\n"
+	    "                           from every object it maps\n"
+	    "  stack --pid PID          every thread's stack of a live "
+	    "process\n"
 	    "\n"
 	    "Options:\n"
 	    "  --json                   JSON output (doc/JSON.md): one "
@@ -207,7 +213,7 @@ run(int argc, char **argv)
 	base = base != NULL ? base + 1 : argc > 0 ? argv[0] : "pclndump";
 	if (strcmp(base, "pcln-addr2line") == 0) {
 		dump_prog = "pcln-addr2line";
-		return dump_addr2line(argc, argv, 0, 0);
+		return dump_addr2line(argc, argv, 0, 0, 0);
 	}
 	memset(&o, 0, sizeof o);
 
@@ -245,9 +251,12 @@ run(int argc, char **argv)
 	}
 	cmdname = argv[a];
 	if (strcmp(cmdname, "addr2line") == 0)
-		return dump_addr2line(argc - a, argv + a, verify, o.demangle);
+		return dump_addr2line(argc - a, argv + a, verify, o.demangle,
+		    o.json);
 	if (strcmp(cmdname, "perf") == 0)
 		return dump_perf(argc - a, argv + a);
+	if (strcmp(cmdname, "stack") == 0)
+		return dump_stack(argc - a, argv + a, o.demangle, o.json);
 	for (k = 0; k < sizeof commands / sizeof commands[0]; k++)
 		if (strcmp(cmdname, commands[k].name) == 0)
 			break;

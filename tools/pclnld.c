@@ -258,16 +258,16 @@ static void
 print_dwarf_stats(const pcln_dwarf_stats *d)
 {
 	fprintf(stderr, "%s: %zu function symbols, %zu aliases folded, %zu "
-	    "zero-sized, %zu cut; %zu functions (%zu named by DWARF)\n", prog,
-	    d->nsyms, d->naliases, d->nzero, d->ncut, d->nfunc,
-	    d->ndwarfnames);
+	    "zero-sized, %zu cut; %zu functions (%zu named by DWARF, %zu "
+	    "unnamed from FDEs)\n", prog, d->nsyms, d->naliases, d->nzero,
+	    d->ncut, d->nfunc, d->ndwarfnames, d->nfde_funcs);
 	fprintf(stderr, "%s: %zu compile units, %zu line rows, %zu functions "
 	    "with lines\n", prog, d->ncu, d->nlinerows, d->nlinefuncs);
 	fprintf(stderr, "%s: %zu CFI rows, %zu sp-based, %zu frame-pointer-"
-	    "based, %zu not representable (%" PRIu64 " of %" PRIu64 " code "
-	    "bytes), %zu functions without CFI\n", prog, d->ncfirows,
-	    d->ncfi_sp, d->ncfi_fp, d->ncfi_other, d->bytes_other,
-	    d->text_bytes, d->nnocfi);
+	    "based, %zu outermost, %zu not representable (%" PRIu64 " of %"
+	    PRIu64 " code bytes), %zu functions without CFI\n", prog,
+	    d->ncfirows, d->ncfi_sp, d->ncfi_fp, d->ncfi_outermost,
+	    d->ncfi_other, d->bytes_other, d->text_bytes, d->nnocfi);
 	fprintf(stderr, "%s: %zu inlined calls\n", prog, d->ninline);
 	fprintf(stderr, "%s: input .debug_line %" PRIu64 ", .debug_info %"
 	    PRIu64 ", .eh_frame %" PRIu64 ", .debug_frame %" PRIu64

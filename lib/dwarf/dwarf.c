@@ -173,16 +173,21 @@ read_units(struct imp *im)
 	return 0;
 }
 
-/* The pcsp and CFA-rule tables of F from im->pts. */
+/* The pcsp, CFA-rule and FP-save tables of F from im->pts.  FP-save is
+ * written wherever a function saves the frame pointer, in every object:
+ * a walk through a whole process reaches the frame-pointer-based frames
+ * of one object through the frames of another, which must give back the
+ * caller's frame pointer they saved. */
 static int
 add_frame_points(struct imp *im, long f)
 {
-	static const int table[2] = { PCLN_TABLE_PCSP,
-	    PCLN_TABLE_PCDATA(PCLN_PCDATA_CFA) };
+	static const int table[3] = { PCLN_TABLE_PCSP,
+	    PCLN_TABLE_PCDATA(PCLN_PCDATA_CFA),
+	    PCLN_TABLE_PCDATA(PCLN_PCDATA_FPSAVE) };
 	size_t k;
 	int t;
 
-	for (t = 0; t < 2; t++) {
+	for (t = 0; t < 3; t++) {
 		const struct plist *l = &im->pts[t];
 		/* The rule tables only where they say something. */
 		if (t != P_SP && !l->used)
@@ -195,7 +200,7 @@ add_frame_points(struct imp *im, long f)
 	return 0;
 }
 
-/* Pass 3 for one function Y: everything but the FP-save table. */
+/* Pass 3 for one function Y. */
 static int
 add_function(struct imp *im, struct sym *y)
 {
@@ -234,50 +239,33 @@ add_function(struct imp *im, struct sym *y)
 	return 0;
 }
 
-/* Pass 4.  Where the caller's frame pointer was saved matters only to
- * walk through frames whose CFA is frame-pointer-based: if there is
- * none, the FPSAVE tables are left out (a second pass over the CFI
- * otherwise; its statistics are not counted twice). */
-static int
-add_fpsave(struct imp *im)
-{
-	pcln_dwarf_stats keep = *im->st;
-	size_t i, k;
-
-	if (im->st->ncfi_fp == 0)
-		return 0;
-	for (i = 0; i < im->nsyms; i++) {
-		const struct sym *y = &im->syms[i];
-		const struct plist *l = &im->pts[P_FPSAVE];
-		int32_t frame;
-		if (y->size == 0)
-			continue;
-		if (pclni_dw_read_cfi(im, y, &frame) < 0)
-			return -1;
-		for (k = 0; l->used && k < l->n; k++)
-			if (pcln_builder_add_point(im->b, y->f,
-			    PCLN_TABLE_PCDATA(PCLN_PCDATA_FPSAVE),
-			    l->off[k], l->val[k], im->err) < 0)
-				return -1;
-	}
-	*im->st = keep;
-	return 0;
-}
-
 static int
 run(struct imp *im)
 {
 	size_t i;
 
 	if (set_target(im) < 0 || pclni_dw_read_symbols(im) < 0 ||
-	    open_debug(im) < 0 || read_units(im) < 0)
+	    open_debug(im) < 0)
+		return -1;
+	/* Stripped to .dynsym: the local functions have FDEs, not names. */
+	if (im->dynsym_only) {
+		if (pclni_dw_add_fde_funcs(im) < 0)
+			return -1;
+		pclni_dw_sort_syms(im);
+	}
+	if (im->nsyms == 0)
+		return pclni_seterr(im->err, PCLN_ENOTFOUND, -1,
+		    "%s: no function symbols (expected STT_FUNC symbols in "
+		    ".symtab or .dynsym, in a debug file or MiniDebugInfo, or "
+		    "FDEs in .eh_frame)", im->path);
+	if (read_units(im) < 0)
 		return -1;
 	if ((im->b = pcln_builder_new(&im->st->target, im->err)) == NULL)
 		return -1;
 	for (i = 0; i < im->nsyms; i++)
 		if (im->syms[i].size > 0 && add_function(im, &im->syms[i]) < 0)
 			return -1;
-	return add_fpsave(im);
+	return 0;
 }
 
 static void

@@ -5,7 +5,8 @@
 pcln_dwarf_sources = lib/dwarf/pcln_dwarf.h lib/dwarf/dwarf_internal.h \
 	lib/dwarf/dwarf.c lib/dwarf/dwarf_sym.c lib/dwarf/dwarf_line.c \
 	lib/dwarf/dwarf_lineprog.c lib/dwarf/dwarf_subr.c \
-	lib/dwarf/dwarf_inline.c lib/dwarf/dwarf_cfi.c lib/dwarf/dwarf_util.c
+	lib/dwarf/dwarf_inline.c lib/dwarf/dwarf_cfi.c lib/dwarf/dwarf_util.c \
+	lib/dwarf/dwarf_fde.c
 
 EXTRA_DIST += $(pcln_dwarf_sources)
 if HAVE_LIBDW

@@ -239,6 +239,19 @@ fpsave_rule(struct imp *im, Dwarf_Frame *fr, int *bad)
 	return (int32_t)-n;
 }
 
+/* Does FR's CFI leave the return address undefined (the outermost
+ * frame)?  libdw: no operations, and OPS pointing at our array. */
+static int
+ra_undefined(Dwarf_Frame *fr)
+{
+	Dwarf_Op mem[3], *ops = NULL;
+	size_t nops = 1;
+	int ra = dwarf_frame_info(fr, NULL, NULL, NULL);
+
+	return ra >= 0 && dwarf_frame_register(fr, ra, mem, &ops, &nops) == 0 &&
+	    nops == 0 && ops == mem;
+}
+
 /* Fill the pcsp, CFA-rule and FP-save points of Y from the CFI; *FRAME
  * gets the largest pcsp. */
 int
@@ -301,6 +314,13 @@ pclni_dw_read_cfi(struct imp *im, const struct sym *y,
 			}
 		}
 		save = fpsave_rule(im, fr, &bad);
+		if (ra_undefined(fr)) {
+			/* _start, a thread's first frame: no caller. */
+			v = PCLN_PCSP_OUTERMOST;
+			cfa = save = 0;
+			bad = 0;
+			im->st->ncfi_outermost++;
+		}
 		if ((v == PCLN_DWARF_SP_UNKNOWN && cfa == 0) || bad) {
 			im->st->ncfi_other++;
 			im->st->bytes_other += next - pc;

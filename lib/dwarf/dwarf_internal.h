@@ -7,6 +7,8 @@
  *   dwarf.c         the driver: open, target, then the passes in order,
  *                   and the per-function loop that feeds the builder
  *   dwarf_sym.c     pass 1: ELF function symbols -> struct sym
+ *   dwarf_fde.c     pass 1b, once the CFI is open, where pass 1 found
+ *                   .dynsym only: FDEs no symbol covers -> struct sym
  *   dwarf_line.c    pass 2 (per unit): .debug_line -> struct lrow;
  *                   later, per function: pcfile, pcln, discriminators
  *   dwarf_lineprog.c  for dwarf_line.c: rows at their sequence's end
@@ -125,6 +127,7 @@ struct imp {
 	size_t ncur, capcur;
 	int spreg;		/* DWARF number of the stack pointer */
 	int stackconv;		/* return address pushed (x86) */
+	int dynsym_only;	/* no .symtab: the symbols are .dynsym's */
 	int fpreg;		/* DWARF number of the frame pointer */
 	/* relative file names joined with their unit's DW_AT_comp_dir, by
 	 * the name's address (libdw keeps one per unit file entry) */
@@ -166,7 +169,20 @@ int pclni_dw_die_ranges(struct imp *im, Dwarf_Die *die);
 
 /* --- dwarf_sym.c: pass 1 ------------------------------------------- */
 
+/* The function symbols of every table the search chose
+ * (pcln_debuginfo_symtab: .symtab, a debug file's, .dynsym and
+ * MiniDebugInfo's; im->dynsym_only set if .dynsym was the only one),
+ * sorted and folded; none is not an error here. */
 int pclni_dw_read_symbols(struct imp *im);
+/* Sort im->syms again (after more were added). */
+void pclni_dw_sort_syms(struct imp *im);
+
+/* --- dwarf_fde.c ----------------------------------------------------- */
+
+/* An unnamed function for each FDE of .eh_frame_hdr no symbol covers
+ * (objects stripped to .dynsym); needs the CFI (open_debug).  Appends
+ * to im->syms: the driver sorts them again (pclni_dw_sort_syms). */
+int pclni_dw_add_fde_funcs(struct imp *im);
 
 /* --- dwarf_line.c -------------------------------------------------- */
 

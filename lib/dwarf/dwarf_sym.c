@@ -290,18 +290,25 @@ pclni_dw_read_symbols(struct imp *im)
 	if ((ext = calloc(shnum + 1, sizeof *ext)) == NULL)
 		return pclni_dw_nomem(im);
 	/* Every symbol table the search chose (pcln_find.h): the file's
-	 * .symtab, or its debug file's, or .dynsym and MiniDebugInfo's. */
+	 * .symtab, or its debug file's, or .dynsym and MiniDebugInfo's.
+	 * Only .dynsym: the local functions have FDEs, not names. */
+	im->dynsym_only = 1;
 	for (i = 0; r >= 0 &&
-	    (src = pcln_debuginfo_symtab(im->di, i, &type)) != NULL; i++)
+	    (src = pcln_debuginfo_symtab(im->di, i, &type)) != NULL; i++) {
+		if (type != SHT_DYNSYM)
+			im->dynsym_only = 0;
 		r = read_symtab(im, src, type, ext, shnum, fsize);
+	}
 	free(ext);
 	if (r < 0)
 		return -1;
 	fold_syms(im);
-	if (im->nsyms == 0)
-		return pclni_seterr(im->err, PCLN_ENOTFOUND, -1,
-		    "%s: no function symbols (expected STT_FUNC symbols in "
-		    ".symtab or .dynsym, or in a debug file or MiniDebugInfo)",
-		    im->path);
 	return 0;
+}
+
+void
+pclni_dw_sort_syms(struct imp *im)
+{
+	if (im->nsyms > 1)
+		qsort(im->syms, im->nsyms, sizeof *im->syms, cmpsym);
 }

@@ -16,7 +16,12 @@
  *    else (C++ with internal linkage) its symbol; without DWARF, by the
  *    symbol.  The code of a function described by several units (COMDAT
  *    copies) is described by the first unit that claims it, the copy
- *    the linker kept.
+ *    the linker kept.  A file stripped to .dynsym (no .symtab) names
+ *    only its exported functions, but its .eh_frame still has an FDE
+ *    for each: every FDE of .eh_frame_hdr's table that no symbol covers
+ *    becomes a function named "" (unnamed: printed "??", as gdb does),
+ *    from its start to the end of its last CFI row (cut at the next FDE
+ *    or symbol), so a walk goes on through it.
  *  - pcfile and pcln: from .debug_line of every compile unit (DWARF
  *    2-5).  A row holds from its address to the next row of its
  *    sequence (it may run on from one function into the next, as from
@@ -35,11 +40,16 @@
  *    the frame pointer + K (after alloca, a realigned stack), pcdata
  *    PCLN_PCDATA_CFA holds K, and where the caller's frame pointer is
  *    saved at CFA - M, pcdata PCLN_PCDATA_FPSAVE holds M (each only in
- *    functions where it is nonzero somewhere, FPSAVE only if some
- *    function has a frame-pointer CFA; doc/FORMAT.md); the traceback
- *    follows them with PCLNRT_TB_FP.  Where neither rule fits (or there
+ *    functions where it is nonzero somewhere; FPSAVE in every object,
+ *    since a walk through a whole process may reach a frame-pointer CFA
+ *    of another object through this one's frames; doc/FORMAT.md); the
+ *    traceback follows them with PCLNRT_TB_FP.  Where neither rule fits (or there
  *    is no CFI) a walk stops (PCLNRT_STOP_NO_SP) instead of guessing;
  *    such rows and their code bytes are counted in the statistics.
+ *    Where the CFI leaves the return address undefined (_start, a
+ *    thread's first frame after clone: the outermost frame), pcsp is
+ *    PCLN_PCSP_OUTERMOST (-2) and a walk ends there
+ *    (PCLNRT_STOP_OUTERMOST).
  *  - inline tree: every DW_TAG_inlined_subroutine under the function's
  *    subprogram (through lexical blocks) whose ranges meet the function's
  *    code becomes a record (pcln_builder_add_inline: name, DW_AT_call_file
@@ -88,6 +98,8 @@ typedef struct pcln_dwarf_stats {
 	size_t nzero;			/* zero-sized symbols given a size */
 	size_t ncut;			/* cut at the next symbol */
 	size_t nfunc;			/* functions added */
+	size_t nfde_funcs;		/* of which unnamed, from FDEs that
+					 * no .dynsym symbol covers */
 	size_t ndwarfnames;		/* named by DWARF, not the symbol */
 	size_t ncu;			/* compile units with a line table */
 	size_t nlinerows;		/* line rows read */
@@ -95,6 +107,8 @@ typedef struct pcln_dwarf_stats {
 	size_t ncfirows;		/* CFI rows read */
 	size_t ncfi_sp;			/* of which sp-based */
 	size_t ncfi_fp;			/* frame-pointer-based (CFA rule) */
+	size_t ncfi_outermost;		/* return address undefined: the
+					 * outermost frame (pcsp -2) */
 	size_t ncfi_other;		/* neither, or a frame-pointer save
 					 * rule not representable */
 	uint64_t bytes_other;		/* code bytes under those rows */

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -411,4 +412,76 @@ pcln_file_build_id(const char *path, uint8_t *id, size_t *len,
 		rc = 0;
 	munmap(map, (size_t)st.st_size);
 	return rc;
+}
+
+/* Program header fields: [0] ELF32, [1] ELF64. */
+static const unsigned e_phoff[2] = { 28, 32 };
+static const unsigned e_phentsize[2] = { 42, 54 };
+static const unsigned e_phnum[2] = { 44, 56 };
+static const unsigned phdr_size[2] = { 32, 56 };
+
+int
+pcln_elf_get_segments(const uint8_t *buf, size_t len, pcln_elf_segment *segs,
+    size_t max, size_t *n, pcln_err *err)
+{
+	struct elf e;
+	uint64_t phoff;
+	unsigned entsize, num, i;
+
+	*n = 0;
+	memset(&e, 0, sizeof e);
+	e.buf = buf;
+	e.len = len;
+	if (!pcln_elf_is_elf(buf, len) || len < 16)
+		return pclni_seterr(err, PCLN_EMAGIC, 0, "not an ELF image: "
+		    "expected \\177ELF and 16 identification bytes at 0x0");
+	if ((buf[EI_CLASS] != ELFCLASS32 && buf[EI_CLASS] != ELFCLASS64) ||
+	    (buf[EI_DATA] != ELFDATA2LSB && buf[EI_DATA] != ELFDATA2MSB))
+		return pclni_seterr(err, PCLN_EHEADER, EI_CLASS, "ELF class "
+		    "%u, data encoding %u at offset 0x4: expected 1 or 2 each",
+		    buf[EI_CLASS], buf[EI_DATA]);
+	e.c64 = buf[EI_CLASS] == ELFCLASS64;
+	e.big = buf[EI_DATA] == ELFDATA2MSB;
+	if (len < ehdr_size[e.c64])
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)len, "ELF "
+		    "header truncated: 0x%zx bytes, the ELF%d header needs "
+		    "0x%x", len, e.c64 ? 64 : 32, ehdr_size[e.c64]);
+	phoff = loadword(&e, buf + e_phoff[e.c64]);
+	entsize = load16(buf + e_phentsize[e.c64], e.big);
+	num = load16(buf + e_phnum[e.c64], e.big);
+	if (num == 0)
+		return 0;
+	if (entsize < phdr_size[e.c64])
+		return pclni_seterr(err, PCLN_EHEADER, e_phentsize[e.c64],
+		    "program header size %u at offset 0x%x: expected at "
+		    "least %u", entsize, e_phentsize[e.c64],
+		    phdr_size[e.c64]);
+	if (!in_image(&e, phoff, (uint64_t)num * entsize))
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)phoff,
+		    "program header table at offset 0x%" PRIx64 " (%u "
+		    "entries of %u bytes) beyond the image's 0x%zx bytes",
+		    phoff, num, entsize, len);
+	for (i = 0; i < num && i < max; i++) {
+		const uint8_t *p = buf + phoff + (uint64_t)i * entsize;
+		pcln_elf_segment *s = &segs[i];
+
+		s->type = pclnrt_load32(p, e.big);
+		if (e.c64) {
+			s->flags = pclnrt_load32(p + 4, e.big);
+			s->offset = pclnrt_load64(p + 8, e.big);
+			s->vaddr = pclnrt_load64(p + 16, e.big);
+			s->filesz = pclnrt_load64(p + 32, e.big);
+			s->memsz = pclnrt_load64(p + 40, e.big);
+			s->align = pclnrt_load64(p + 48, e.big);
+		} else {
+			s->offset = pclnrt_load32(p + 4, e.big);
+			s->vaddr = pclnrt_load32(p + 8, e.big);
+			s->filesz = pclnrt_load32(p + 16, e.big);
+			s->memsz = pclnrt_load32(p + 20, e.big);
+			s->flags = pclnrt_load32(p + 24, e.big);
+			s->align = pclnrt_load32(p + 28, e.big);
+		}
+	}
+	*n = num;
+	return 0;
 }

@@ -96,6 +96,27 @@ int pcln_elf_build_id(const uint8_t *buf, size_t len, const uint8_t **id,
 int pcln_file_build_id(const char *path, uint8_t *id, size_t *len,
     pcln_err *err);
 
+/* One program header (segment). */
+#define PCLN_PT_LOAD	1
+#define PCLN_PT_NOTE	4
+#define PCLN_PF_X	0x1
+
+typedef struct pcln_elf_segment {
+	uint32_t type;		/* p_type: PCLN_PT_LOAD, PCLN_PT_NOTE, ... */
+	uint32_t flags;		/* p_flags: PCLN_PF_X, ... */
+	uint64_t offset;	/* p_offset */
+	uint64_t vaddr;		/* p_vaddr */
+	uint64_t filesz, memsz, align;
+} pcln_elf_segment;
+
+/* The program headers of BUF[0..LEN) (ELF32 or ELF64, either byte
+ * order; only the ELF header and the program header table are read, so
+ * BUF may be an image taken from memory, without section headers).
+ * Stores the first MAX in SEGS[0..MAX) and their total number in *N.
+ * Returns 0, or -1 (*N 0) if the header or the table does not fit. */
+int pcln_elf_get_segments(const uint8_t *buf, size_t len,
+    pcln_elf_segment *segs, size_t max, size_t *n, pcln_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,12 +16,12 @@
  *  2. Text symbol tables (perf_syms.c): /proc/kallsyms for kernel frames
  *     and perf map files (/tmp/perf-PID.map, "START SIZE NAME" in hex) for
  *     JIT code.
- *  3. Address spaces and the unwinder (perf_space.c): a process's
- *     mappings as MMAP/MMAP2 records and FORK/EXIT/COMM give them, each
- *     file mapping with a pcln table and its load bias, and a walk of a
- *     sample's user stack copy with the runtime's traceback
- *     (pclnrt_traceback: pcsp and the CFA rules) from the sample's
- *     registers.  Tables come from the caller (a callback), so this layer
+ *  3. Address spaces and the unwinder (perf_space.c, on lib/proc's
+ *     pcln_aspace): a process's mappings as MMAP/MMAP2 records and
+ *     FORK/EXIT/COMM give them, each file mapping with a pcln table and
+ *     its load bias, and a walk of a sample's user stack copy with the
+ *     runtime's traceback (pclnrt_traceback: pcsp and the CFA rules)
+ *     from the sample's registers.  Tables come from the caller (a callback), so this layer
  *     does not know whether they were read from a .pcln section, a cache
  *     keyed by build-id or imported from DWARF.
  *
@@ -293,9 +293,9 @@ size_t pcln_perf_syms_bad(const pcln_perf_syms *s);
 
 /* --- address spaces and the unwinder ---------------------------------- */
 
-/* This layer is the part that helper work on whole processes (lib/proc,
- * issue 16) is to provide for every reader of a process; it is written
- * to be replaced by that model, the callback and the walk staying. */
+/* Each process is an address space of lib/proc (pcln_proc.h), its
+ * objects from one store whose tables the caller's pcln_perf_table_fn
+ * gives; the walk is pcln_aspace_unwind over the sample's stack copy. */
 
 /* An object as a mapping names it. */
 typedef struct pcln_perf_object {

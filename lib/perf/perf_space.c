@@ -1,60 +1,34 @@
 /* perf_space.c -- processes as a perf.data file describes them, and the
  * walk of a sample's user stack copy.
  *
- * A process is its mappings (MMAP/MMAP2 records; a later mapping replaces
- * what it overlaps, as mmap does), inherited at FORK and dropped at an
- * exec (COMM with the exec flag).  Each file mapping names an object;
- * each object gets its table from the caller once.  The executable
- * mappings of objects with tables become the modules of the process's
- * pclnrt registry (run-time pc = link-time pc + bias, with bias = mapping
- * address - file offset - (p_vaddr - p_offset)), rebuilt when the
- * mappings change; the walk is the runtime's pclnrt_traceback over a
- * reader of the sample's stack copy, so the unwinding rules (pcsp, the
- * CFA and saved-frame-pointer pcdata) are the runtime's, not a second
- * set.
- *
- * This is the minimal address-space model the perf reader needs; the
- * whole-process model of lib/proc (issue 16) is to replace it, keeping
- * pcln_perf_table_fn and pcln_perf_unwind.
+ * Each process is an address space of lib/proc (pcln_proc.h): its
+ * mappings (MMAP/MMAP2 records; a later mapping replaces what it
+ * overlaps, as mmap does), inherited at FORK and dropped at an exec (COMM
+ * with the exec flag).  Every file mapping names an object of one store
+ * shared by all processes, whose tables come from the caller's
+ * pcln_perf_table_fn (once per path and build-id).  The walk is
+ * pcln_aspace_unwind -- the runtime's pclnrt_traceback over the
+ * process's objects at their load biases -- reading the sample's stack
+ * copy; this file adds what perf needs around it: the build-ids of the
+ * file's BUILD_ID feature, PLT stubs, the kinds of frames it could not
+ * walk.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcln_proc.h"
 #include "perf_internal.h"
 
-#define PROT_EXEC_	4u
-
+/* What the caller's table function gave for an object: kept for the
+ * store's life (the provider's USER points here). */
 struct object {
-	char *path;
-	uint8_t id[PCLN_PERF_BUILDID_MAX];
-	size_t idlen;
-	int has_table;
-	const uint8_t *blob;
-	size_t len;
-	uint64_t vmo;			/* p_vaddr - p_offset */
-	const pcln_perf_syms *stubs;	/* PLT entries, or NULL */
-	pclnrt_table table;		/* for resolving outside a walk */
-	struct object *hnext;
-};
-
-struct mapping {
-	uint64_t start, end, pgoff;
-	uint32_t prot;
-	struct object *obj;		/* a special one (no table) for
-					 * [vdso], [stack], //anon, ... */
-	const char *name;		/* the object's path or name */
-	int special;
+	pcln_perf_table t;
+	struct object *next;
 };
 
 struct proc {
 	uint32_t pid;
-	struct mapping *maps;
-	size_t nmaps, capmaps;
-	int dirty;			/* registry out of date */
-	pclnrt_module *mods;
-	unsigned char *regmem;		/* the registry's storage */
-	size_t nmods;
-	pclnrt_registry reg;
+	pcln_aspace *as;
 	struct proc *hnext;
 };
 
@@ -69,22 +43,36 @@ struct comm {
 struct pcln_perf_space {
 	pcln_perf_table_fn table;
 	void *arg;
-	struct object *objs[NBUCKET];
+	pcln_objstore *store;		/* every process's objects */
+	struct object *objs;
 	struct proc *procs[NBUCKET];
 	struct comm *comms[NBUCKET];
 	struct comm *retired;		/* replaced names, kept */
-	size_t nobjects, nwithtable;
-	pclnrt_pccache cache;
 };
 
-static uint32_t
-strhash(const char *s)
+/* The store's provider: the caller's table function for one object. */
+static int
+provide(void *arg, const char *path, const uint8_t *id, size_t idlen,
+    pcln_objtable *out)
 {
-	uint32_t h = 2166136261u;
+	pcln_perf_space *s = arg;
+	pcln_perf_object q;
+	struct object *o;
 
-	while (*s != '\0')
-		h = (h ^ (uint8_t)*s++) * 16777619u;
-	return h;
+	if (s->table == NULL || (o = calloc(1, sizeof *o)) == NULL)
+		return -1;
+	o->next = s->objs;
+	s->objs = o;
+	q.path = path;
+	q.build_id = idlen > 0 ? id : NULL;
+	q.build_id_len = idlen;
+	if (s->table(s->arg, &q, &o->t) < 0)
+		return -1;
+	out->blob = o->t.blob;
+	out->len = o->t.len;
+	out->vaddr_minus_offset = o->t.vaddr_minus_offset;
+	out->user = o;
+	return 0;
 }
 
 pcln_perf_space *
@@ -98,16 +86,18 @@ pcln_perf_space_new(pcln_perf_table_fn table, void *arg, pcln_err *err)
 	}
 	s->table = table;
 	s->arg = arg;
-	pclnrt_pccache_init(&s->cache);
+	if ((s->store = pcln_objstore_new_provider(provide, s, err)) ==
+	    NULL) {
+		free(s);
+		return NULL;
+	}
 	return s;
 }
 
 static void
 free_proc(struct proc *pr)
 {
-	free(pr->maps);
-	free(pr->mods);
-	free(pr->regmem);
+	pcln_aspace_free(pr->as);
 	free(pr);
 }
 
@@ -119,15 +109,9 @@ pcln_perf_space_free(pcln_perf_space *s)
 	if (s == NULL)
 		return;
 	for (i = 0; i < NBUCKET; i++) {
-		struct object *o, *on;
 		struct proc *pr, *pn;
 		struct comm *c, *cn;
 
-		for (o = s->objs[i]; o != NULL; o = on) {
-			on = o->hnext;
-			free(o->path);
-			free(o);
-		}
 		for (pr = s->procs[i]; pr != NULL; pr = pn) {
 			pn = pr->hnext;
 			free_proc(pr);
@@ -144,6 +128,13 @@ pcln_perf_space_free(pcln_perf_space *s)
 		s->retired = c->hnext;
 		free(c->name);
 		free(c);
+	}
+	pcln_objstore_free(s->store);
+	while (s->objs != NULL) {
+		struct object *o = s->objs;
+
+		s->objs = o->next;
+		free(o);
 	}
 	free(s);
 }
@@ -168,6 +159,10 @@ get_proc(pcln_perf_space *s, uint32_t pid)
 		return pr;
 	if ((pr = calloc(1, sizeof *pr)) == NULL)
 		return NULL;
+	if ((pr->as = pcln_aspace_new(0, s->store, 0, NULL)) == NULL) {
+		free(pr);
+		return NULL;
+	}
 	pr->pid = pid;
 	pr->hnext = s->procs[pid % NBUCKET];
 	s->procs[pid % NBUCKET] = pr;
@@ -226,162 +221,66 @@ pcln_perf_comm(const pcln_perf_space *s, uint32_t pid, uint32_t tid)
 	return NULL;
 }
 
-/* The object for PATH and build-id ID (IDLEN 0: none in the record; the
- * file's BUILD_ID feature is asked). */
-static struct object *
-get_object(pcln_perf_space *s, const pcln_perf *p, const char *path,
-    const uint8_t *id, size_t idlen, int special)
-{
-	uint32_t h = strhash(path) % NBUCKET;
-	struct object *o;
-	pcln_perf_object q;
-	size_t i;
-
-	if (idlen == 0 && p != NULL && !special) {
-		for (i = 0; i < p->info.nbuildid; i++)
-			if (strcmp(p->buildids[i].filename, path) == 0) {
-				id = p->buildids[i].id;
-				idlen = p->buildids[i].len;
-				break;
-			}
-	}
-	for (o = s->objs[h]; o != NULL; o = o->hnext)
-		if (strcmp(o->path, path) == 0 && o->idlen == idlen &&
-		    (idlen == 0 || memcmp(o->id, id, idlen) == 0))
-			return o;
-	if ((o = calloc(1, sizeof *o)) == NULL)
-		return NULL;
-	if ((o->path = strdup(path)) == NULL) {
-		free(o);
-		return NULL;
-	}
-	if (idlen > 0)
-		memcpy(o->id, id, idlen);
-	o->idlen = idlen;
-	q.path = o->path;
-	q.build_id = idlen > 0 ? o->id : NULL;
-	q.build_id_len = idlen;
-	if (!special && s->table != NULL) {
-		pcln_perf_table t;
-
-		memset(&t, 0, sizeof t);
-		if (s->table(s->arg, &q, &t) == 0) {
-			o->vmo = t.vaddr_minus_offset;
-			o->stubs = t.stubs;
-			if (t.blob != NULL && pclnrt_init(&o->table, t.blob,
-			    t.len) == PCLNRT_EINIT_OK) {
-				o->blob = t.blob;
-				o->len = t.len;
-				o->has_table = 1;
-				s->nwithtable++;
-			}
-		}
-	}
-	if (!special)
-		s->nobjects++;
-	o->hnext = s->objs[h];
-	s->objs[h] = o;
-	return o;
-}
-
-/* Remove [START, END) from PR's mappings (splitting one that holds it). */
+/* A mapping's object is not a file: perf's names for anonymous memory,
+ * the kernel's mappings, memfd's. */
 static int
-unmap(struct proc *pr, uint64_t start, uint64_t end)
+special(const char *name)
 {
-	size_t i, j;
-
-	for (i = 0; i < pr->nmaps; i++) {
-		struct mapping *m = &pr->maps[i];
-
-		if (m->end <= start || m->start >= end)
-			continue;
-		if (m->start < start && m->end > end) {
-			struct mapping tail = *m;
-
-			if (pclni_grow(&pr->maps, &pr->capmaps, pr->nmaps + 1,
-			    sizeof *pr->maps) < 0)
-				return -1;
-			m = &pr->maps[i];
-			tail.pgoff += end - tail.start;
-			tail.start = end;
-			m->end = start;
-			memmove(&pr->maps[i + 2], &pr->maps[i + 1],
-			    (pr->nmaps - i - 1) * sizeof *pr->maps);
-			pr->maps[i + 1] = tail;
-			pr->nmaps++;
-			return 0;
-		}
-		if (m->start < start)
-			m->end = start;
-		else if (m->end > end) {
-			m->pgoff += end - m->start;
-			m->start = end;
-		} else
-			m->start = m->end;	/* removed below */
-	}
-	for (i = 0, j = 0; i < pr->nmaps; i++)
-		if (pr->maps[i].start < pr->maps[i].end)
-			pr->maps[j++] = pr->maps[i];
-	pr->nmaps = j;
-	return 0;
+	return name[0] != '/' || strncmp(name, "//anon", 6) == 0 ||
+	    strncmp(name, "/memfd:", 7) == 0;
 }
 
 static int
-add_mapping(pcln_perf_space *s, const pcln_perf *p, struct proc *pr,
-    const pcln_perf_event *ev)
+add_mapping(const pcln_perf *p, struct proc *pr, const pcln_perf_event *ev)
 {
 	const char *name = ev->u.mmap.filename;
-	struct mapping m;
-	size_t i;
+	const uint8_t *id = ev->u.mmap.build_id;
+	size_t idlen = ev->u.mmap.build_id_len, i;
+	pcln_mapping m;
 
 	if (ev->u.mmap.len == 0 || ev->u.mmap.addr + ev->u.mmap.len <
 	    ev->u.mmap.addr)
 		return 0;
+	/* No build-id in the record: the file's BUILD_ID feature's. */
+	if (idlen == 0 && p != NULL && !special(name))
+		for (i = 0; i < p->info.nbuildid; i++)
+			if (strcmp(p->buildids[i].filename, name) == 0) {
+				id = p->buildids[i].id;
+				idlen = p->buildids[i].len;
+				break;
+			}
 	memset(&m, 0, sizeof m);
 	m.start = ev->u.mmap.addr;
 	m.end = ev->u.mmap.addr + ev->u.mmap.len;
-	m.pgoff = ev->u.mmap.pgoff;
-	m.prot = ev->u.mmap.prot;
-	m.special = name[0] != '/' || strncmp(name, "//anon", 6) == 0 ||
-	    strncmp(name, "/memfd:", 7) == 0;
-	m.obj = get_object(s, p, name, ev->u.mmap.build_id,
-	    ev->u.mmap.build_id_len, m.special);
-	if (m.obj == NULL)
-		return -1;
-	m.name = m.obj->path;
-	if (unmap(pr, m.start, m.end) < 0 ||
-	    pclni_grow(&pr->maps, &pr->capmaps, pr->nmaps + 1,
-	    sizeof *pr->maps) < 0)
-		return -1;
-	for (i = pr->nmaps; i > 0 && pr->maps[i - 1].start > m.start; i--)
-		;
-	memmove(&pr->maps[i + 1], &pr->maps[i],
-	    (pr->nmaps - i) * sizeof *pr->maps);
-	pr->maps[i] = m;
-	pr->nmaps++;
-	pr->dirty = 1;
-	return 0;
+	m.offset = ev->u.mmap.pgoff;
+	m.prot = ev->u.mmap.prot & (PCLN_MAP_READ | PCLN_MAP_WRITE |
+	    PCLN_MAP_EXEC);	/* (perf's PROT_* bits are mmap's) */
+	m.path = name;
+	if (idlen > 0 && idlen <= PCLN_BUILD_ID_MAX) {
+		memcpy(m.build_id, id, idlen);
+		m.build_id_len = idlen;
+	}
+	return pcln_aspace_add(pr->as, &m, NULL);
 }
 
 static int
 fork_proc(pcln_perf_space *s, uint32_t pid, uint32_t ppid)
 {
 	struct proc *child, *parent;
+	size_t i, n;
 
 	if (pid == ppid)
 		return 0;		/* a new thread */
-	if ((child = get_proc(s, pid)) == NULL)
+	if ((child = get_proc(s, pid)) == NULL ||
+	    pcln_aspace_set_maps(child->as, "", 0, NULL) < 0)
 		return -1;
-	child->nmaps = 0;
-	child->dirty = 1;
-	if ((parent = find_proc(s, ppid)) == NULL || parent->nmaps == 0)
+	if ((parent = find_proc(s, ppid)) == NULL)
 		return 0;
-	if (pclni_grow(&child->maps, &child->capmaps, parent->nmaps,
-	    sizeof *child->maps) < 0)
-		return -1;
-	memcpy(child->maps, parent->maps, parent->nmaps * sizeof
-	    *parent->maps);
-	child->nmaps = parent->nmaps;
+	n = pcln_aspace_nmaps(parent->as);
+	for (i = 0; i < n; i++)
+		if (pcln_aspace_add(child->as, pcln_aspace_map(parent->as, i),
+		    NULL) < 0)
+			return -1;
 	return 0;
 }
 
@@ -400,17 +299,16 @@ pcln_perf_space_event(pcln_perf_space *s, const pcln_perf *p,
 		if (ev->pid == UINT32_MAX)
 			return 0;	/* the kernel's: kallsyms names it */
 		if ((pr = get_proc(s, ev->pid)) == NULL ||
-		    add_mapping(s, p, pr, ev) < 0)
+		    add_mapping(p, pr, ev) < 0)
 			rc = -1;
 		break;
 	case PCLN_PERF_RECORD_COMM:
 		if (set_comm(s, ev->tid, ev->u.comm.comm) < 0)
 			rc = -1;
 		else if (ev->u.comm.exec && ev->pid == ev->tid &&
-		    (pr = find_proc(s, ev->pid)) != NULL) {
-			pr->nmaps = 0;
-			pr->dirty = 1;
-		}
+		    (pr = find_proc(s, ev->pid)) != NULL &&
+		    pcln_aspace_set_maps(pr->as, "", 0, NULL) < 0)
+			rc = -1;
 		break;
 	case PCLN_PERF_RECORD_FORK: {
 		const char *pc = pcln_perf_comm(s, ev->u.fork.ppid,
@@ -430,102 +328,15 @@ pcln_perf_space_event(pcln_perf_space *s, const pcln_perf *p,
 	return 0;
 }
 
-static int register_maps(struct proc *pr);
-
-/* Rebuild PR's registry from its executable mappings with tables.  The
- * code map's nodes: a few per module where modules meet, so 4 per module
- * first, then more (the bound is 14) if the registry says it is full. */
-static int
-rebuild(struct proc *pr)
-{
-	size_t i, n = 0, nnode, size;
-
-	free(pr->mods);
-	free(pr->regmem);
-	pr->mods = NULL;
-	pr->regmem = NULL;
-	pr->nmods = 0;
-	for (i = 0; i < pr->nmaps; i++)
-		if (pr->maps[i].obj->has_table &&
-		    (pr->maps[i].prot & PROT_EXEC_))
-			n++;
-	if (n > 0 && (pr->mods = calloc(n, sizeof *pr->mods)) == NULL)
-		return -1;
-	for (nnode = 4 * n + 16;; nnode *= 2) {
-		if (nnode > 14 * n + 16)
-			nnode = 14 * n + 16;
-		size = PCLNRT_REGISTRY_SIZE(n, nnode, 0);
-		free(pr->regmem);
-		if ((pr->regmem = malloc(size)) == NULL)
-			return -1;
-		(void)pclnrt_registry_init(&pr->reg, pr->regmem, size, n, 0);
-		if (register_maps(pr) == 0 || nnode == 14 * n + 16)
-			break;
-	}
-	pr->dirty = 0;
-	return 0;
-}
-
-/* Register PR's executable mappings with tables (a mapping over
- * another's range is left out, as before: the first wins).  Returns -1
- * if the registry was full. */
-static int
-register_maps(struct proc *pr)
-{
-	size_t i;
-
-	pr->nmods = 0;
-	for (i = 0; i < pr->nmaps; i++) {
-		struct mapping *m = &pr->maps[i];
-		uint64_t bias;
-
-		if (!m->obj->has_table ||
-		    !(m->prot & PROT_EXEC_))
-			continue;
-		bias = m->start - m->pgoff - m->obj->vmo;
-		if (pclnrt_module_init(&pr->mods[pr->nmods], m->obj->blob,
-		    m->obj->len, bias, m->obj->path) != PCLNRT_EINIT_OK)
-			continue;
-		switch (pclnrt_register(&pr->reg, &pr->mods[pr->nmods])) {
-		case PCLNRT_OK:
-			pr->nmods++;
-			break;
-		case PCLNRT_FULL:
-			return -1;
-		default:	/* PCLNRT_OVERLAP: already covered */
-			break;
-		}
-	}
-	return 0;
-}
-
-static const struct mapping *
-find_mapping(const struct proc *pr, uint64_t pc)
-{
-	size_t lo = 0, hi = pr->nmaps;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pr->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || pc >= pr->maps[lo - 1].end)
-		return NULL;
-	return &pr->maps[lo - 1];
-}
-
 /* Fill FR for PC (LOOK is the pc looked up) from PR's mappings. */
 static void
-classify(pcln_perf_space *s, struct proc *pr, uint64_t pc, uint64_t look,
-    pcln_perf_frame *fr)
+classify(struct proc *pr, uint64_t pc, uint64_t look, pcln_perf_frame *fr)
 {
-	const struct mapping *m = find_mapping(pr, look);
-	const pclnrt_module *mod;
+	const pcln_mapping *m = pcln_aspace_find(pr->as, look);
+	const pcln_object *o;
+	const struct object *po;
+	uint64_t bias;
 
-	(void)s;
 	memset(fr, 0, sizeof *fr);
 	fr->pc = pc;
 	fr->lookup = look;
@@ -533,30 +344,28 @@ classify(pcln_perf_space *s, struct proc *pr, uint64_t pc, uint64_t look,
 		fr->where = PCLN_PERF_IN_UNMAPPED;
 		return;
 	}
-	fr->object = m->name;
-	fr->objoff = look - m->start + m->pgoff;
-	if (m->special) {
+	fr->object = m->path;
+	fr->objoff = look - m->start + m->offset;
+	if (special(m->path) ||
+	    (o = pcln_aspace_object(pr->as, look, &bias)) == NULL) {
 		fr->where = PCLN_PERF_IN_ANON;
 		return;
 	}
-	if (m->obj->stubs != NULL && (fr->name = pcln_perf_syms_find(
-	    m->obj->stubs, look - (m->start - m->pgoff - m->obj->vmo), NULL,
-	    NULL)) != NULL) {
+	fr->object = o->path;	/* (lives as long as the store) */
+	po = o->user;
+	if (po != NULL && po->t.stubs != NULL && (fr->name =
+	    pcln_perf_syms_find(po->t.stubs, look - bias, NULL, NULL)) !=
+	    NULL) {
 		fr->where = PCLN_PERF_IN_STUB;
 		return;
 	}
-	if (!m->obj->has_table) {
+	if (o->table == NULL) {
 		fr->where = PCLN_PERF_IN_NOTABLE;
 		return;
 	}
-	if (pr->dirty && rebuild(pr) < 0) {
-		fr->where = PCLN_PERF_IN_NOTABLE;
-		return;
-	}
-	if (pclnrt_registry_findfunc(&pr->reg, look, &mod, &fr->func) ==
-	    PCLNRT_OK) {
+	if (pclnrt_findfunc(&o->rt, look - bias, &fr->func) == PCLNRT_OK) {
 		fr->where = PCLN_PERF_IN_TABLE;
-		fr->bias = mod->bias;
+		fr->bias = bias;
 	} else
 		fr->where = PCLN_PERF_IN_NOFUNC;
 }
@@ -574,7 +383,7 @@ pcln_perf_resolve(pcln_perf_space *s, uint32_t pid, uint64_t pc,
 		frame->where = PCLN_PERF_IN_UNMAPPED;
 		return -1;
 	}
-	classify(s, pr, pc, retaddr ? pc - 1 : pc, frame);
+	classify(pr, pc, retaddr ? pc - 1 : pc, frame);
 	return 0;
 }
 
@@ -599,32 +408,26 @@ read_stack(void *arg, uint64_t addr, uint8_t *buf, size_t len)
 
 #define WALK_MAX	256
 
-/* The runtime's walk from PC, SP, FP (FLAGS: PCLNRT_TB_*), appended to
- * FRAMES[*OUT..MAX); the stop in *SI. */
+/* The walk from PC, SP, FP (FLAGS: PCLNRT_TB_*) through PR's objects,
+ * appended to FRAMES[*OUT..MAX); the stop in *SI. */
 static void
-walk(pcln_perf_space *s, struct proc *pr, struct stackmem *mem,
-    uint64_t pc, uint64_t sp, uint64_t fp, unsigned flags,
-    pcln_perf_frame *frames, size_t *out, size_t max, pclnrt_stopinfo *si)
+walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
+    uint64_t fp, unsigned flags, pcln_perf_frame *frames, size_t *out,
+    size_t max, pclnrt_stopinfo *si)
 {
 	pclnrt_frame tb[WALK_MAX];
-	pclnrt_walk w;
+	pcln_regs r;
 	size_t n, i, room = max - *out;
 
-	memset(&w, 0, sizeof w);
-	w.modules = &pr->reg;
-	w.ptrsize = 8;
-	w.conv = PCLNRT_CONV_STACK;
-	w.flags = PCLNRT_TB_FP | flags;
-	w.read = read_stack;
-	w.read_arg = mem;
-	w.pc = pc;
-	w.sp = sp;
-	w.fp = fp;
-	w.cache = &s->cache;
-	n = pclnrt_traceback(&w, tb, room < WALK_MAX ? room : WALK_MAX, si);
+	memset(&r, 0, sizeof r);
+	r.pc = pc;
+	r.sp = sp;
+	r.fp = fp;
+	n = pcln_aspace_unwind(pr->as, &r, flags, read_stack, mem, tb,
+	    room < WALK_MAX ? room : WALK_MAX, si);
 	for (i = 0; i < n; i++) {
 		pcln_perf_frame *fr = &frames[(*out)++];
-		const struct mapping *m;
+		const pcln_mapping *m;
 		int ret = i > 0 || (flags & PCLNRT_TB_FIRST_RETADDR);
 
 		memset(fr, 0, sizeof *fr);
@@ -634,8 +437,8 @@ walk(pcln_perf_space *s, struct proc *pr, struct stackmem *mem,
 		fr->func = tb[i].func;
 		fr->bias = tb[i].module->bias;
 		fr->object = tb[i].module->name;
-		if ((m = find_mapping(pr, fr->lookup)) != NULL)
-			fr->objoff = fr->lookup - m->start + m->pgoff;
+		if ((m = pcln_aspace_find(pr->as, fr->lookup)) != NULL)
+			fr->objoff = fr->lookup - m->start + m->offset;
 	}
 }
 
@@ -661,21 +464,19 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	}
 	if (pcln_perf_reg(p, ev, PCLN_PERF_REG_X86_BP, &bp) < 0)
 		bp = 0;
-	if (pr->dirty && rebuild(pr) < 0)
-		return 0;
 	mem.sp = sp;
 	mem.data = ev->u.sample.stack;
 	mem.len = ev->u.sample.stack != NULL ? ev->u.sample.stack_dyn : 0;
-	walk(s, pr, &mem, ip, sp, bp, 0, frames, &out, max, &si);
+	walk(pr, &mem, ip, sp, bp, 0, frames, &out, max, &si);
 	if (out == 0 && si.reason == PCLNRT_STOP_UNKNOWN_PC) {
-		classify(s, pr, ip, ip, &frames[0]);
+		classify(pr, ip, ip, &frames[0]);
 		out = 1;
 		/* A PLT entry jumps, pushing nothing: its caller's return
 		 * address is on the top of the stack. */
 		if (frames[0].where == PCLN_PERF_IN_STUB && out < max &&
 		    read_stack(&mem, sp, word, 8) == 0) {
 			ret = pclnrt_load64(word, 0);
-			walk(s, pr, &mem, ret, sp + 8, bp,
+			walk(pr, &mem, ret, sp + 8, bp,
 			    PCLNRT_TB_FIRST_RETADDR, frames, &out, max, &si);
 		} else {
 			*stop = si.reason;
@@ -686,7 +487,7 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	if (si.reason == PCLNRT_STOP_UNKNOWN_PC && out < max) {
 		/* Name the frame the walk could not enter (a return
 		 * address: looked up at pc - 1). */
-		classify(s, pr, si.pc, si.pc - 1, &frames[out]);
+		classify(pr, si.pc, si.pc - 1, &frames[out]);
 		out++;
 	}
 	if (mem.len == 0 && si.reason == PCLNRT_STOP_READ)
@@ -698,6 +499,5 @@ void
 pcln_perf_space_counts(const pcln_perf_space *s, size_t *nobjects,
     size_t *nwithtable)
 {
-	*nobjects = s->nobjects;
-	*nwithtable = s->nwithtable;
+	pcln_objstore_counts(s->store, nobjects, nwithtable);
 }

@@ -2,7 +2,8 @@
  * (PCLN_PCDATA_CFA, PCLN_PCDATA_FPSAVE) and PCLNRT_TB_FP, on a synthetic
  * x86-64 stack: a frame whose CFA is rbp-based (alloca), a caller that
  * saved rbp and is sp-based, and an outermost rbp-based frame whose rbp
- * comes from that save.  Without the flag the walk stops at pcsp -1. */
+ * comes from that save.  Without the flag the walk stops at pcsp -1; at
+ * pcsp -2 (the outermost frame) it ends. */
 #include <config.h>
 
 #include <check.h>
@@ -41,14 +42,15 @@ readmem(void *arg, uint64_t addr, uint8_t *buf, size_t len)
  *   4, rbp saved at CFA-16 from 1.
  * C [0x3000, 0x3040): push rbp (rbp as a general register); sub 8:
  *   pcsp 8 then 16, rbp saved at CFA-16 from 1.
- * M [0x4000, 0x4040): rbp-based from 4 (CFA rbp+16). */
+ * M [0x4000, 0x4040): rbp-based from 4 (CFA rbp+16).
+ * O [0x5000, 0x5040): the outermost frame from 4 (pcsp -2: _start). */
 static uint8_t *
 make_blob(size_t *len)
 {
 	pcln_target t = { 8, 1, 0 };
 	pcln_builder *b = pcln_builder_new(&t, NULL);
 	uint8_t *blob;
-	long v, c, m;
+	long v, c, m, o;
 	const int CFA = PCLN_TAB_PCDATA(PCLN_PCDATA_CFA);
 	const int SAVE = PCLN_TAB_PCDATA(PCLN_PCDATA_FPSAVE);
 
@@ -56,6 +58,7 @@ make_blob(size_t *len)
 	v = pcln_builder_add_func(b, "V", 0x2000, 0x40, 0, 0, NULL);
 	c = pcln_builder_add_func(b, "C", 0x3000, 0x40, 0, 0, NULL);
 	m = pcln_builder_add_func(b, "M", 0x4000, 0x40, 0, 0, NULL);
+	o = pcln_builder_add_func(b, "O", 0x5000, 0x40, 0, 0, NULL);
 #define PT(f, tab, off, val) \
 	ck_assert_int_eq(pcln_builder_add_point(b, f, tab, off, val, NULL), 0)
 	PT(v, PCLN_TAB_PCSP, 0, 0);
@@ -74,6 +77,8 @@ make_blob(size_t *len)
 	PT(m, PCLN_TAB_PCSP, 4, PCLN_PCSP_UNKNOWN);
 	PT(m, CFA, 0, 0);
 	PT(m, CFA, 4, 16);
+	PT(o, PCLN_TAB_PCSP, 0, 0);
+	PT(o, PCLN_TAB_PCSP, 4, PCLN_PCSP_OUTERMOST);
 #undef PT
 	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, len, NULL), 0);
 	pcln_builder_free(b);
@@ -106,9 +111,9 @@ static const struct want want_fp[] = {
 };
 
 /* Walk from V; with BADFP, C's saved copy of M's rbp points at
- * unreadable memory. */
+ * unreadable memory; with OUTER, C returns into O. */
 static void
-walk(unsigned flags, int badfp, pclnrt_frame *fr, size_t *n,
+walk(unsigned flags, int badfp, int outer, pclnrt_frame *fr, size_t *n,
     pclnrt_stopinfo *st)
 {
 	static unsigned char regmem[PCLNRT_REGISTRY_SIZE(1, 8, 0)];
@@ -129,6 +134,8 @@ walk(unsigned flags, int badfp, pclnrt_frame *fr, size_t *n,
 	make_stack();
 	if (badfp)
 		put64(S + 0x58, 0x100);
+	if (outer)
+		put64(S + 0x60, 0x5010);
 	memset(&w, 0, sizeof w);
 	w.modules = &reg;
 	w.ptrsize = 8;
@@ -147,7 +154,7 @@ START_TEST(test_fp_walk)
 	pclnrt_stopinfo st;
 	size_t n, i;
 
-	walk(PCLNRT_TB_FP, 0, fr, &n, &st);
+	walk(PCLNRT_TB_FP, 0, 0, fr, &n, &st);
 	ck_assert_uint_eq(n, 3);
 	for (i = 0; i < n; i++) {
 		ck_assert_str_eq(fr[i].func.name, want_fp[i].name);
@@ -167,7 +174,7 @@ START_TEST(test_no_fp_flag)
 	size_t n;
 
 	/* Without PCLNRT_TB_FP the -1 pcsp stops the walk at V. */
-	walk(0, 0, fr, &n, &st);
+	walk(0, 0, 0, fr, &n, &st);
 	ck_assert_uint_eq(n, 1);
 	ck_assert_str_eq(fr[0].func.name, "V");
 	ck_assert_int_eq(st.reason, PCLNRT_STOP_NO_SP);
@@ -183,11 +190,32 @@ START_TEST(test_bad_saved_fp)
 
 	/* M's rbp comes from C's save; if that is garbage, M's return
 	 * address cannot be read: the walk stops there, at M. */
-	walk(PCLNRT_TB_FP, 1, fr, &n, &st);
+	walk(PCLNRT_TB_FP, 1, 0, fr, &n, &st);
 	ck_assert_uint_eq(n, 3);
 	ck_assert_str_eq(fr[2].func.name, "M");
 	ck_assert_int_eq(st.reason, PCLNRT_STOP_READ);
 	ck_assert_uint_eq(st.pc, 0x4010);
+}
+END_TEST
+
+START_TEST(test_outermost)
+{
+	pclnrt_frame fr[8];
+	pclnrt_stopinfo st;
+	size_t n;
+
+	/* O's pcsp says it has no caller: its frame is written and the
+	 * walk ends there, without reading the garbage above it. */
+	walk(PCLNRT_TB_FP, 0, 1, fr, &n, &st);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(fr[2].func.name, "O");
+	ck_assert_uint_eq(fr[2].pc, 0x5010);
+	ck_assert_int_eq(fr[2].spdelta, PCLN_PCSP_OUTERMOST);
+	ck_assert_int_eq(st.reason, PCLNRT_STOP_OUTERMOST);
+	ck_assert_uint_eq(st.pc, 0x5010);
+	ck_assert_uint_eq(st.sp, S + 0x68);
+	ck_assert_str_eq(pclnrt_stop_string(st.reason),
+	    "outermost frame (no caller)");
 }
 END_TEST
 
@@ -202,6 +230,7 @@ main(void)
 	tcase_add_test(tc, test_fp_walk);
 	tcase_add_test(tc, test_no_fp_flag);
 	tcase_add_test(tc, test_bad_saved_fp);
+	tcase_add_test(tc, test_outermost);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
