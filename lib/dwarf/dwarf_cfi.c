@@ -252,6 +252,29 @@ ra_undefined(Dwarf_Frame *fr)
 	    nops == 0 && ops == mem;
 }
 
+#define CFI_GAP_MAX	64	/* bytes looked through for the next FDE */
+
+/* The first pc after PC (below END, at most CFI_GAP_MAX bytes on) that
+ * some FDE covers, else END. */
+static uint64_t
+next_fde(struct imp *im, uint64_t pc, uint64_t end)
+{
+	uint64_t q, step = im->st->target.quantum > 0 ?
+	    im->st->target.quantum : 1;
+
+	for (q = pc + step; q < end && q - pc <= CFI_GAP_MAX; q += step) {
+		const char *badsec = NULL;
+		int baderr = 0;
+		Dwarf_Frame *fr = frame_at(im, q, &badsec, &baderr);
+
+		if (fr != NULL) {
+			free(fr);
+			return q;
+		}
+	}
+	return end;
+}
+
 /* Fill the pcsp, CFA-rule and FP-save points of Y from the CFI; *FRAME
  * gets the largest pcsp. */
 int
@@ -286,8 +309,19 @@ pclni_dw_read_cfi(struct imp *im, const struct sym *y,
 			    addpt(im, P_FPSAVE, pc - y->addr, 0) < 0)
 				return -1;
 			if (any) {
+				/* A gap between two FDEs of one symbol (glibc's
+				 * clone3: the parent's FDE, a few instructions
+				 * without CFI, then the child's, whose return
+				 * address is undefined): go on at the next FDE,
+				 * looked for at most CFI_GAP_MAX bytes on. */
+				uint64_t q = next_fde(im, pc, end);
+
 				im->st->ncfi_other++;
-				im->st->bytes_other += end - pc;
+				im->st->bytes_other += (q < end ? q : end) - pc;
+				if (q < end) {
+					pc = q;
+					continue;
+				}
 			}
 			break;
 		}
