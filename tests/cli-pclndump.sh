@@ -178,10 +178,10 @@ if "$CC" -o tiny tiny.c 2>cc.log && objcopy --version >/dev/null 2>&1; then
 		[ "$rc" -eq 1 ] && grep -q '^pclndump: nobits.o: bad ELF file: section \.pcln (index [0-9]*) has no data in the file (SHT_NOBITS)$' nobits.err ||
 		    fail "SHT_NOBITS section: exit $rc: $(cat nobits.err)"
 	fi
-	# No pcln section at all, and no function symbols to make a table
-	# from (tests/find-*.sh test the tables made from symbols and
-	# DWARF).
-	strip -s tiny -o tiny.s
+	# No pcln section at all, and no function symbols or FDEs to make a
+	# table from (tests/find-*.sh test the tables made from symbols and
+	# DWARF, tests/elf-stripped.sh those made from FDEs alone).
+	strip -s -R .eh_frame -R .eh_frame_hdr tiny -o tiny.s
 	golden elf-nosection "$D" --no-cache summary tiny.s
 	# A Go 1.16+ pclntab is refused by its magic.
 	printf '\361\377\377\377\000\000\001\010' >go120.bin
