@@ -61,6 +61,11 @@ test_workdir() {
 	work=$(mktemp -d "${TMPDIR:-/tmp}/$1.XXXXXX") || exit 99
 	trap test_cleanup EXIT
 	cd "$work" || exit 99
+	# The table cache (lib/find) of whatever the test runs -- pclndump,
+	# lib/proc's objects, the crash examples' pcln_self -- is the
+	# test's own, never the user's, and starts empty.
+	XDG_CACHE_HOME=$work/xdg-cache
+	export XDG_CACHE_HOME
 }
 
 no_temp() {

@@ -95,6 +95,13 @@ def alias_key(name):
     n = re.sub(r"\.(part|constprop|isra|cold)\.?\d*", "", n)
     while n.startswith("__GI_"):
         n = n[5:]
+    # glibc's own names of its functions: __libc_X and X_impl are X
+    # (libc_hidden_def, versioned_symbol; eu-stack prints the exported
+    # name, the debug file's DWARF the internal one).
+    n = n.lstrip("_")
+    if n.startswith("libc_"):
+        n = n[5:]
+    n = re.sub(r"_impl$", "", n)
     return n.lstrip("_")
 
 

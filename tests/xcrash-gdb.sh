@@ -72,7 +72,7 @@ for mode in lib plugin unload; do
 done
 c=$(chain lib)
 case $c in
-"key_of key_of compare "*" qsort_r xcrash_lib_sort run_lib main ") ;;
+"key_of key_of compare "*"qsort_r xcrash_lib_sort run_lib main ") ;;
 *) fail "lib: frames '$c'" ;;
 esac
 c=$(chain plugin)

@@ -73,6 +73,11 @@ int dump_find_table(struct dump_input *in, const char *path);
  * exit status after a message naming both. */
 int dump_find_check(struct dump_input *in);
 void dump_find_release(struct dump_input *in);
+struct pcln_aspace;
+/* Give AS's object store the table cache and debug directories of
+ * pclndump's options (--cache, --no-cache, --cache-limit, --debug-dir),
+ * as the commands on files use them. */
+void dump_find_aspace(struct pcln_aspace *as);
 
 typedef struct dump_input {
 	const char *path;

@@ -310,7 +310,7 @@ warn_object(struct a2lpid *q, const pcln_object *o)
 static void
 print_where(const pcln_symbol *s)
 {
-	char pm[5], id[2 * PCLN_BUILD_ID_MAX + 1];
+	char pm[5], id[2 * PCLN_BUILDID_MAX + 1];
 
 	if (s->map == NULL) {
 		fputs("(no mapping)\n", stdout);
@@ -337,7 +337,7 @@ json_symbol(json *j, const struct a2l *a, const pcln_symbol *s)
 {
 	dump_opts o;
 
-	char pm[5], id[2 * PCLN_BUILD_ID_MAX + 1];
+	char pm[5], id[2 * PCLN_BUILDID_MAX + 1];
 	size_t k;
 
 	memset(&o, 0, sizeof o);
@@ -512,7 +512,9 @@ a2l_pid(struct a2l *a, const char *pidstr, int argc, char **argv)
 	q.pid = (int)pid;
 	json_init(&q.j, stdout, 0);
 	if ((q.as = pcln_aspace_new(q.pid, NULL, a->verify ? PCLN_AS_VERIFY :
-	    0, &err)) == NULL || pcln_aspace_read_maps(q.as, &err) < 0) {
+	    0, &err)) != NULL)
+		dump_find_aspace(q.as);
+	if (q.as == NULL || pcln_aspace_read_maps(q.as, &err) < 0) {
 		dump_error("%s", err.msg);
 		pcln_aspace_free(q.as);
 		return DUMP_EXIT_IO;

@@ -9,12 +9,27 @@
 #include <string.h>
 
 #include "dump.h"
+#include "pcln_proc.h"
 #include "pclnrt_format.h"
 #ifdef HAVE_LIBDW
 #include "pcln_find.h"
 #endif
 
 dump_find dump_find_opts;
+
+void
+dump_find_aspace(pcln_aspace *as)
+{
+	const dump_find *o = &dump_find_opts;
+	pcln_objstore_search q;
+
+	memset(&q, 0, sizeof q);
+	q.cache_dir = o->cache;
+	q.cache_limit = o->limit;
+	q.no_cache = o->no_cache;
+	q.debug_dirs = o->ndirs > 0 ? o->dirs : NULL;
+	pcln_objstore_set_search(pcln_aspace_store(as), &q);
+}
 
 int
 dump_find_option(int c, const char *arg)

@@ -423,8 +423,9 @@ dump_stack(int argc, char **argv, int demangle, int as_json)
 	}
 	t0 = now_us();
 	/* Tables first, with the process running. */
-	if ((as = pcln_aspace_new((int)pid, NULL, 0, &err)) == NULL ||
-	    pcln_aspace_read_maps(as, &err) < 0) {
+	if ((as = pcln_aspace_new((int)pid, NULL, 0, &err)) != NULL)
+		dump_find_aspace(as);
+	if (as == NULL || pcln_aspace_read_maps(as, &err) < 0) {
 		dump_error("%s", err.msg);
 		pcln_aspace_free(as);
 		return DUMP_EXIT_IO;

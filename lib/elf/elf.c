@@ -350,20 +350,37 @@ int
 pcln_elf_build_id(const uint8_t *buf, size_t len, const uint8_t **id,
     size_t *idlen, pcln_err *err)
 {
+	pcln_elf_segment segs[64];
 	struct elf e;
-	size_t i;
+	size_t i, nseg;
 
-	if (elf_open(&e, buf, len, err) < 0)
-		return -1;
-	for (i = 1; i < e.shnum; i++) {
-		pcln_elf_section sec;
+	if (elf_open(&e, buf, len, err) == 0) {
+		for (i = 1; i < e.shnum; i++) {
+			pcln_elf_section sec;
 
-		if (pclnrt_load32(shdr(&e, i) + 4, e.big) != SHT_NOTE)
+			if (pclnrt_load32(shdr(&e, i) + 4, e.big) != SHT_NOTE)
+				continue;
+			if (get_section(&e, i, &sec, err) < 0)
+				return -1;
+			if (pclnrt_note_build_id(sec.data, (size_t)sec.size,
+			    (size_t)sec.addralign, e.big, id, idlen) ==
+			    PCLNRT_OK)
+				return 1;
+		}
+	}
+	/* No note section, or no usable section headers (an image read
+	 * from memory): the PT_NOTE segments, at their file offsets. */
+	if (pcln_elf_get_segments(buf, len, segs, 64, &nseg, NULL) < 0)
+		return -1;	/* ERR: elf_open's */
+	pclni_clearerr(err);
+	for (i = 0; i < nseg && i < 64; i++) {
+		uint64_t off = segs[i].offset, n = segs[i].filesz;
+
+		if (segs[i].type != PCLN_PT_NOTE || off > len || n > len - off)
 			continue;
-		if (get_section(&e, i, &sec, err) < 0)
-			return -1;
-		if (pclnrt_note_build_id(sec.data, (size_t)sec.size,
-		    (size_t)sec.addralign, e.big, id, idlen) == PCLNRT_OK)
+		if (pclnrt_note_build_id(buf + off, (size_t)n,
+		    (size_t)segs[i].align, buf[EI_DATA] == ELFDATA2MSB, id,
+		    idlen) == PCLNRT_OK)
 			return 1;
 	}
 	return 0;

@@ -84,8 +84,11 @@ int pcln_elf_find_pcln(const uint8_t *buf, size_t len, pcln_elf_section *sec,
     pcln_err *err);
 
 /* The build-id of BUF[0..LEN): the first NT_GNU_BUILD_ID note in an
- * SHT_NOTE section (pclnrt_note_build_id).  Returns 1 with *ID (into
- * BUF) and *IDLEN, 0 if there is none, -1 on a malformed image. */
+ * SHT_NOTE section, else (no such section, or no usable section
+ * headers: an image read from memory) in a PT_NOTE segment; the notes
+ * are read by pclnrt_note_build_id, the one reader of them.  Returns 1
+ * with *ID (into BUF) and *IDLEN, 0 if there is none, -1 if neither the
+ * section headers nor the program headers can be read. */
 int pcln_elf_build_id(const uint8_t *buf, size_t len, const uint8_t **id,
     size_t *idlen, pcln_err *err);
 

@@ -256,7 +256,7 @@ add_mapping(const pcln_perf *p, struct proc *pr, const pcln_perf_event *ev)
 	m.prot = ev->u.mmap.prot & (PCLN_MAP_READ | PCLN_MAP_WRITE |
 	    PCLN_MAP_EXEC);	/* (perf's PROT_* bits are mmap's) */
 	m.path = name;
-	if (idlen > 0 && idlen <= PCLN_BUILD_ID_MAX) {
+	if (idlen > 0 && idlen <= PCLN_BUILDID_MAX) {
 		memcpy(m.build_id, id, idlen);
 		m.build_id_len = idlen;
 	}

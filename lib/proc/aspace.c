@@ -98,6 +98,12 @@ pcln_aspace_free(pcln_aspace *as)
 }
 
 pcln_objstore *
+pcln_aspace_store(pcln_aspace *as)
+{
+	return as->store;
+}
+
+pcln_objstore *
 pcln_objstore_new_provider(pcln_objtable_fn fn, void *arg, pcln_err *err)
 {
 	pclnp_store *s;
@@ -148,7 +154,7 @@ copy_map(struct amap *d, const pcln_mapping *m)
 	memcpy(d->path, m->path, n);
 	d->m = *m;
 	d->m.path = d->path;
-	if (d->m.build_id_len > PCLN_BUILD_ID_MAX)
+	if (d->m.build_id_len > PCLN_BUILDID_MAX)
 		d->m.build_id_len = 0;
 	return 0;
 }
@@ -486,11 +492,11 @@ static int
 memory_build_id(pcln_aspace *as, const struct amap *a, uint8_t *id,
     size_t *len)
 {
-	pcln_elf_segment segs[64];
 	const struct amap *h = NULL;
+	const uint8_t *bid;
 	uint8_t buf[16384];
 	char file[64];
-	size_t i, n, nseg;
+	size_t i, n;
 	ssize_t r;
 	int fd;
 
@@ -511,11 +517,12 @@ memory_build_id(pcln_aspace *as, const struct amap *a, uint8_t *id,
 		return 0;
 	r = pread(fd, buf, n, (off_t)h->m.start);
 	close(fd);
-	if (r <= 0 || pcln_elf_get_segments(buf, (size_t)r, segs, 64, &nseg,
-	    NULL) < 0)
+	if (r <= 0 || pcln_elf_build_id(buf, (size_t)r, &bid, &n, NULL) != 1 ||
+	    n > PCLN_BUILDID_MAX)
 		return 0;
-	return pclnp_image_build_id(buf, (size_t)r, segs, nseg < 64 ? nseg :
-	    64, id, len);
+	memcpy(id, bid, n);
+	*len = n;
+	return 1;
 }
 
 /* The object of file mapping A. */
@@ -526,7 +533,7 @@ file_object(pcln_aspace *as, const struct amap *a)
 	char mf[96], note[PATH_MAX + 256];
 	struct stat st;
 	int same, replaced = 0;
-	uint8_t id[PCLN_BUILD_ID_MAX];
+	uint8_t id[PCLN_BUILDID_MAX];
 	size_t idlen = 0;
 	const uint8_t *want = m->build_id;
 	size_t wantlen = m->build_id_len;

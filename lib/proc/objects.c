@@ -4,9 +4,11 @@
  * An object is loaded once per identity (a file's device, inode and
  * path; a memory image's content) and shared by every address space of
  * the store.  Its table, in order: its .pcln section (in the mapped
- * file, not copied); its .gopclntab, converted; a table made by the
- * importer from its symbols, DWARF and CFI (libdw).  Loading never
- * fails: an object without a table says why in its note.
+ * file, not copied); its .gopclntab, converted; lib/find's table
+ * (libdw): from the table cache by build-id, or made by the importer
+ * from its symbols, DWARF and CFI with its debug information found as
+ * gdb finds it, and cached.  Loading never fails: an object without a
+ * table says why in its note.
  */
 #define _GNU_SOURCE 1
 #include <config.h>
@@ -25,7 +27,7 @@
 #include "pcln_go.h"
 #include "proc_internal.h"
 #ifdef HAVE_LIBDW
-#include "pcln_dwarf.h"
+#include "pcln_find.h"
 #endif
 
 enum { FUNC_UNCHECKED, FUNC_OK, FUNC_DAMAGED };
@@ -37,6 +39,7 @@ pcln_objsrc_name(pcln_objsrc s)
 	case PCLN_OBJ_SECTION: return ".pcln section";
 	case PCLN_OBJ_GO: return ".gopclntab";
 	case PCLN_OBJ_IMPORTED: return "imported";
+	case PCLN_OBJ_CACHED: return "cached";
 	case PCLN_OBJ_PROVIDED: return "provided";
 	case PCLN_OBJ_NONE:
 	default: return "none";
@@ -50,6 +53,19 @@ pclnp_store_init(pclnp_store *s, unsigned flags)
 	s->flags = flags;
 	s->provider = NULL;
 	s->provider_arg = NULL;
+	memset(&s->search, 0, sizeof s->search);
+	s->cache = NULL;
+	s->cache_tried = 0;
+}
+
+void
+pcln_objstore_set_search(pcln_objstore *s,
+    const pcln_objstore_search *search)
+{
+	if (search != NULL)
+		s->search = *search;
+	else
+		memset(&s->search, 0, sizeof s->search);
 }
 
 static void
@@ -61,6 +77,12 @@ object_free(struct pcln_objpriv *p)
 	if (p->map != NULL)
 		munmap(p->map, p->maplen);
 	free(p->heap);
+#ifdef HAVE_LIBDW
+	if (p->cached != NULL) {
+		pcln_cached_release(p->cached);
+		free(p->cached);
+	}
+#endif
 	free(p->fstate);
 	free(p->path);
 	free(p->file);
@@ -79,6 +101,11 @@ pclnp_store_free(pclnp_store *s)
 		object_free(p);
 	}
 	s->objs = NULL;
+#ifdef HAVE_LIBDW
+	pcln_cache_close(s->cache);
+#endif
+	s->cache = NULL;
+	s->cache_tried = 0;
 }
 
 static char *
@@ -136,46 +163,6 @@ set_note(pcln_object *o, const char *fmt, ...)
 	free(p->note);
 	p->note = n;
 	o->note = n;
-}
-
-int
-pclnp_image_build_id(const uint8_t *img, size_t len,
-    const pcln_elf_segment *segs, size_t nseg, uint8_t *id, size_t *idlen)
-{
-	size_t i;
-
-	*idlen = 0;
-	for (i = 0; i < nseg; i++) {
-		uint64_t off = segs[i].offset, n = segs[i].filesz, a;
-		size_t al = segs[i].align == 8 ? 8 : 4;
-
-		if (segs[i].type != PCLN_PT_NOTE || off > len || n > len - off)
-			continue;
-		/* Notes: namesz, descsz, type (4 bytes each, host order:
-		 * the images are this machine's), name and desc padded
-		 * to the alignment.  Each step moves at least 12 bytes. */
-		for (a = 0; a + 12 <= n;) {
-			const uint8_t *h = img + off + a;
-			uint32_t nsz, dsz, type;
-			uint64_t nend, dend;
-
-			memcpy(&nsz, h, 4);
-			memcpy(&dsz, h + 4, 4);
-			memcpy(&type, h + 8, 4);
-			nend = a + 12 + (((uint64_t)nsz + al - 1) & ~(uint64_t)(al - 1));
-			dend = nend + (((uint64_t)dsz + al - 1) & ~(uint64_t)(al - 1));
-			if (nend > n || nend + dsz > n)
-				break;
-			if (type == 3 && nsz == 4 && memcmp(h + 12, "GNU", 4) == 0 &&
-			    dsz > 0 && dsz <= PCLN_BUILD_ID_MAX) {
-				memcpy(id, img + off + nend, dsz);
-				*idlen = dsz;
-				return 1;
-			}
-			a = dend;
-		}
-	}
-	return 0;
 }
 
 /* Give O the table BLOB[0..LEN) from SRC.  MADE: made here (sound, the
@@ -236,8 +223,16 @@ load_image(pclnp_store *s, pcln_object *o, const uint8_t *img, size_t len,
 		set_note(o, "%s: no PT_LOAD segment", o->file);
 		return;
 	}
-	(void)pclnp_image_build_id(img, len, segs, nseg, o->build_id,
-	    &o->build_id_len);
+	{
+		const uint8_t *id;
+		size_t idlen;
+
+		if (pcln_elf_build_id(img, len, &id, &idlen, NULL) == 1 &&
+		    idlen <= PCLN_BUILDID_MAX) {
+			memcpy(o->build_id, id, idlen);
+			o->build_id_len = idlen;
+		}
+	}
 	rc = pcln_elf_find_pcln(img, len, &sec, &err);
 	if (rc == 1 && strcmp(sec.name, PCLN_ELF_SECTION) == 0) {
 		set_table(s, o, sec.data, (size_t)sec.size, 0,
@@ -261,18 +256,37 @@ load_image(pclnp_store *s, pcln_object *o, const uint8_t *img, size_t len,
 	}
 #ifdef HAVE_LIBDW
 	{
-		pcln_builder *b = NULL;
+		const pcln_objstore_search *q = &s->search;
+		pcln_find_opts fo = { q->debug_dirs, 0 };
+		pcln_cached *ce;
 
-		if (pcln_dwarf_import(import_path, 0, &b, NULL, &err) < 0 ||
-		    pcln_builder_write(b, 0, &blob, &bloblen, &err) < 0) {
-			pcln_builder_free(b);
+		if (!s->cache_tried && !q->no_cache) {
+			pcln_cache_opts co = { q->cache_dir, q->cache_limit };
+
+			s->cache_tried = 1;
+			/* No usable cache: tables are made, not kept. */
+			s->cache = pcln_cache_open(&co, NULL);
+		}
+		if ((ce = calloc(1, sizeof *ce)) == NULL) {
+			set_note(o, "%s: no table could be made: out of memory",
+			    o->file);
+			return;
+		}
+		if (pcln_table_for_file(s->cache, import_path, &fo, 0, ce,
+		    &err) < 0) {
+			free(ce);
 			set_note(o, "%s: no table could be made: %s", o->file,
 			    err.msg);
 			return;
 		}
-		pcln_builder_free(b);
-		p->heap = blob;
-		set_table(s, o, blob, bloblen, 1, PCLN_OBJ_IMPORTED);
+		p->cached = ce;
+		/* Made here: sound (the builder checked it); from the
+		 * cache: its checksum and build-id only, so read as a file's
+		 * table is. */
+		set_table(s, o, ce->blob, ce->len, !ce->hit,
+		    ce->hit ? PCLN_OBJ_CACHED : PCLN_OBJ_IMPORTED);
+		if (o->table != NULL && !ce->hit && ce->found.note[0] != 0)
+			set_note(o, "%s: %s", o->file, ce->found.note);
 	}
 #else
 	(void)import_path;
@@ -360,7 +374,7 @@ pclnp_object_file(pclnp_store *s, const char *path, const char *file,
 	if (want_idlen > 0 && o->build_id_len > 0 &&
 	    (want_idlen != o->build_id_len ||
 	    memcmp(want_id, o->build_id, want_idlen) != 0)) {
-		char h1[2 * PCLN_BUILD_ID_MAX + 1], h2[sizeof h1];
+		char h1[2 * PCLN_BUILDID_MAX + 1], h2[sizeof h1];
 		size_t k;
 
 		for (k = 0; k < want_idlen; k++)
@@ -439,7 +453,7 @@ pclnp_object_provided(pclnp_store *s, const char *path, const uint8_t *id,
 	pcln_objtable t;
 	pcln_object *o;
 
-	if (idlen > PCLN_BUILD_ID_MAX)
+	if (idlen > PCLN_BUILDID_MAX)
 		idlen = 0;
 	for (p = s->objs; p != NULL; p = p->next)
 		if (p->want_idlen == idlen && strcmp(p->path, path) == 0 &&

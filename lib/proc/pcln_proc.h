@@ -26,8 +26,12 @@
  *                        pclnrt_traceback
  *
  * Where an object's table comes from, in order: its own .pcln section
- * (else a Go .gopclntab, converted); else a table made from its symbols,
- * DWARF and CFI (pcln_dwarf.h; built with libdw only).  An object with
+ * (else a Go .gopclntab, converted); else (built with libdw) lib/find's
+ * (pcln_find.h): the table kept in the table cache under the object's
+ * build-id, or made from its symbols, DWARF and CFI -- its debug
+ * information found as gdb finds it (build-id directories,
+ * .gnu_debuglink, debuginfod) -- and stored there
+ * (pcln_objstore_set_search says which cache).  An object with
  * only .dynsym and .eh_frame (libc as Debian ships it) still unwinds:
  * the importer gives every FDE a function, unnamed where no symbol
  * names it.
@@ -66,8 +70,6 @@ extern "C" {
 
 /* --- mappings ---------------------------------------------------------- */
 
-#define PCLN_BUILD_ID_MAX	64	/* longer build-ids are not used */
-
 /* A mapping's protection and sharing. */
 #define PCLN_MAP_READ		0x1
 #define PCLN_MAP_WRITE		0x2
@@ -88,7 +90,7 @@ typedef struct pcln_mapping {
 	uint64_t inode;		/* 0 if none */
 	const char *path;	/* NUL-terminated, never NULL */
 	int deleted;
-	uint8_t build_id[PCLN_BUILD_ID_MAX];
+	uint8_t build_id[PCLN_BUILDID_MAX];
 	size_t build_id_len;
 } pcln_mapping;
 
@@ -119,10 +121,13 @@ typedef enum pcln_objsrc {
 	PCLN_OBJ_SECTION,	/* its own .pcln section */
 	PCLN_OBJ_GO,		/* its .gopclntab, converted */
 	PCLN_OBJ_IMPORTED,	/* made from its symbols, DWARF and CFI */
+	PCLN_OBJ_CACHED,	/* made so before, read from the table
+				 * cache (lib/find) */
 	PCLN_OBJ_PROVIDED	/* given by the store's provider */
 } pcln_objsrc;
 
-/* "none", ".pcln section", ".gopclntab", "imported", "provided". */
+/* "none", ".pcln section", ".gopclntab", "imported", "cached",
+ * "provided". */
 const char *pcln_objsrc_name(pcln_objsrc s);
 
 /* An object (executable, shared library, vDSO) and its table.  Every
@@ -132,7 +137,7 @@ typedef struct pcln_object {
 	const char *path;	/* the path it was mapped from ("[vdso]") */
 	const char *file;	/* the file read: PATH, /proc/PID/map_files/
 				 * START-END, "[vdso] (memory)", or "" */
-	uint8_t build_id[PCLN_BUILD_ID_MAX];
+	uint8_t build_id[PCLN_BUILDID_MAX];
 	size_t build_id_len;	/* 0: none known */
 	int deleted;		/* the mapped file was deleted */
 	int replaced;		/* another file is at PATH now */
@@ -194,6 +199,25 @@ typedef int (*pcln_objtable_fn)(void *arg, const char *path,
 pcln_objstore *pcln_objstore_new_provider(pcln_objtable_fn fn, void *arg,
     pcln_err *err);
 
+/* How a store finds the tables of objects without a .pcln section or a
+ * .gopclntab (with libdw; pcln_find.h): the table cache's directory
+ * (NULL: $XDG_CACHE_HOME/pcln, else $HOME/.cache/pcln) and size limit
+ * (0: its default), or no cache at all (every table made, none kept);
+ * more debug directories searched before /usr/lib/debug
+ * (NULL-terminated, or NULL).  A store starts with all of these zero
+ * (the default cache). */
+typedef struct pcln_objstore_search {
+	const char *cache_dir;
+	uint64_t cache_limit;
+	int no_cache;
+	const char *const *debug_dirs;
+} pcln_objstore_search;
+
+/* Set S's search before its first object is loaded.  SEARCH is copied;
+ * the strings it points to are not, and must outlive S. */
+void pcln_objstore_set_search(pcln_objstore *s,
+    const pcln_objstore_search *search);
+
 /* Objects the store holds, and how many of them have a table. */
 void pcln_objstore_counts(const pcln_objstore *s, size_t *nobjects,
     size_t *nwithtable);
@@ -211,6 +235,10 @@ typedef struct pcln_aspace pcln_aspace;
 pcln_aspace *pcln_aspace_new(int pid, pcln_objstore *store, unsigned flags,
     pcln_err *err);
 void pcln_aspace_free(pcln_aspace *as);
+
+/* The store AS's objects come from (its own if pcln_aspace_new was
+ * given none): for pcln_objstore_set_search. */
+pcln_objstore *pcln_aspace_store(pcln_aspace *as);
 
 /* Add mapping M (copied).  Where it overlaps earlier mappings it
  * replaces them, as mmap(2) does (the parts outside it stay).  Objects

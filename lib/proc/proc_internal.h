@@ -29,6 +29,8 @@ struct pcln_objpriv {
 	int memory;
 	char *path, *file, *note;
 	uint8_t *heap;			/* a blob made here (malloc) */
+	void *cached;			/* a pcln_cached (lib/find) holding
+					 * the blob, or NULL */
 	void *map;			/* the file, mmap'ed, if BLOB is in it */
 	size_t maplen;
 	size_t nload;
@@ -39,7 +41,7 @@ struct pcln_objpriv {
 	unsigned refs;			/* users (pcln_self) */
 	int has_vmo;			/* a provider's: bias from VMO */
 	uint64_t vmo;			/* p_vaddr - p_offset */
-	uint8_t want_id[PCLN_BUILD_ID_MAX];	/* the id it was asked for */
+	uint8_t want_id[PCLN_BUILDID_MAX];	/* the id it was asked for */
 	size_t want_idlen;
 };
 
@@ -50,6 +52,10 @@ struct pcln_objstore {
 	unsigned flags;			/* PCLN_AS_* */
 	pcln_objtable_fn provider;	/* NULL: the loader of objects.c */
 	void *provider_arg;
+	pcln_objstore_search search;	/* lib/find's cache and search */
+	void *cache;			/* a pcln_cache, opened at the first
+					 * table made, or NULL */
+	int cache_tried;
 };
 typedef struct pcln_objstore pclnp_store;
 
@@ -91,11 +97,6 @@ int pclnp_object_bias(const pcln_object *obj, uint64_t start,
 /* May function I of OBJ's table be answered from?  Checks it the first
  * time if the table is trusted; 0 if it is damaged. */
 int pclnp_object_func_ok(pcln_object *obj, size_t i);
-
-/* The build-id in the PT_NOTE segments (SEGS[0..NSEG)) of the ELF image
- * IMG[0..LEN) (file offsets).  Returns 1 and ID[0..*IDLEN), else 0. */
-int pclnp_image_build_id(const uint8_t *img, size_t len,
-    const pcln_elf_segment *segs, size_t nseg, uint8_t *id, size_t *idlen);
 
 /* --- the runtime registry, in storage of our own ---------------------- */
 
