@@ -72,12 +72,6 @@ struct pcln_builder {
 	unsigned ckstride;		/* checkpoint stride, 0: none */
 };
 
-/* A growing byte buffer. */
-struct bbuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
 /* A function in entry order: its entry and handle (the tiebreak that
  * makes the order total). */
 struct skey {
@@ -123,8 +117,7 @@ struct wstate {
 	size_t *tabbase;	/* [n + 1] index of a function's first table */
 	size_t ntab;		/* tables of all functions, present or not */
 	uint32_t *tabid;	/* [ntab] sorted order: pool item + 1, 0: none */
-	struct pclni_pool tabs;	/* the distinct encoded tables */
-	struct bbuf scratch;
+	struct pclni_pool tabs;	/* the distinct encoded tables, in BUF */
 
 	/* Checkpoints (PCCKPT). */
 	struct ckinfo *ck;	/* per table pool item: its checkpoints */
@@ -150,7 +143,8 @@ struct wstate {
 
 	pcln_build_stats st;
 	pcln_func_layout *layout;
-	uint8_t *buf;
+	uint8_t *buf;		/* the blob */
+	size_t bufsize;		/* bytes allocated at BUF */
 };
 
 /* F's name. */
