@@ -29,7 +29,7 @@ endif
 fuzz_replays = fuzz/replay_fuzz_blob fuzz/replay_fuzz_runtime \
 	fuzz/replay_fuzz_desc fuzz/replay_fuzz_varint fuzz/replay_fuzz_elf \
 	fuzz/replay_fuzz_goimport fuzz/replay_fuzz_perf
-fuzz_replays += fuzz/replay_fuzz_codemap
+fuzz_replays += fuzz/replay_fuzz_codemap fuzz/replay_fuzz_maps
 if HAVE_LIBDW
 fuzz_replays += fuzz/replay_fuzz_dwarf fuzz/replay_fuzz_dwp
 endif
@@ -99,6 +99,8 @@ fuzz_replay_fuzz_goimport_SOURCES = fuzz/replay.c fuzz/fuzz_goimport.c \
 fuzz_replay_fuzz_goimport_LDADD = $(fuzz_libs)
 fuzz_replay_fuzz_perf_SOURCES = fuzz/replay.c fuzz/fuzz_perf.c fuzz/fuzz.h
 fuzz_replay_fuzz_perf_LDADD = $(fuzz_libs)
+fuzz_replay_fuzz_maps_SOURCES = fuzz/replay.c fuzz/fuzz_maps.c fuzz/fuzz.h
+fuzz_replay_fuzz_maps_LDADD = $(fuzz_libs) $(LIBDW_LIBS)
 fuzz_replay_fuzz_dwarf_SOURCES = fuzz/replay.c fuzz/fuzz_dwarf.c fuzz/fuzz.h
 fuzz_replay_fuzz_dwarf_LDADD = $(fuzz_libs) $(LIBDW_LIBS)
 fuzz_replay_fuzz_dwp_SOURCES = fuzz/replay.c fuzz/fuzz_dwp.c fuzz/fuzz.h

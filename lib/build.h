@@ -74,12 +74,6 @@ struct pcln_builder {
 	size_t nbuildid;		/* 0: none */
 };
 
-/* A growing byte buffer. */
-struct bbuf {
-	uint8_t *p;
-	size_t len, cap;
-};
-
 /* A function in entry order: its entry and handle (the tiebreak that
  * makes the order total). */
 struct skey {
@@ -125,8 +119,7 @@ struct wstate {
 	size_t *tabbase;	/* [n + 1] index of a function's first table */
 	size_t ntab;		/* tables of all functions, present or not */
 	uint32_t *tabid;	/* [ntab] sorted order: pool item + 1, 0: none */
-	struct pclni_pool tabs;	/* the distinct encoded tables */
-	struct bbuf scratch;
+	struct pclni_pool tabs;	/* the distinct encoded tables, in BUF */
 
 	/* Checkpoints (PCCKPT). */
 	struct ckinfo *ck;	/* per table pool item: its checkpoints */
@@ -152,7 +145,8 @@ struct wstate {
 
 	pcln_build_stats st;
 	pcln_func_layout *layout;
-	uint8_t *buf;
+	uint8_t *buf;		/* the blob */
+	size_t bufsize;		/* bytes allocated at BUF */
 };
 
 /* F's name. */

@@ -49,24 +49,6 @@ pclni_build_range(struct wstate *w)
 	} while (0)
 
 static int
-bbuf_reserve(struct bbuf *b, size_t more)
-{
-	size_t cap;
-	uint8_t *p;
-
-	if (b->len + more <= b->cap)
-		return 0;
-	cap = b->cap ? b->cap : 256;
-	while (cap < b->len + more)
-		cap *= 2;
-	if ((p = realloc(b->p, cap)) == NULL)
-		return -1;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
-static int
 skey_cmp(const void *a, const void *b)
 {
 	const struct skey *x = a, *y = b;
@@ -93,7 +75,6 @@ wstate_free(struct wstate *w)
 	free(w->tabid);
 	free(w->tabbase);
 	pclni_pool_free(&w->tabs);
-	free(w->scratch.p);
 	free(w->ck);
 	free(w->cks);
 	free(w->ckblk);
@@ -175,29 +156,36 @@ plan_go12(struct wstate *w)
 	return 0;
 }
 
-/* Encode table T of a function of SIZE bytes into OUT (replacing its
- * contents): its complete rows, the open row closed at SIZE, then the
- * terminating 0 (struct ptab).  An empty T encodes as nothing (an absent
- * table).  *ROWS gets the number of rows. */
-static int
-encode(const struct ptab *t, uint32_t size, unsigned q, struct bbuf *out,
+/* The most bytes encode() can write for T. */
+static size_t
+encoded_max(const struct ptab *t)
+{
+	return t->n == 0 ? 0 : (size_t)t->len + 2 * PCLN_VARINT_MAX + 1;
+}
+
+/* Encode table T of a function of SIZE bytes at OUT (room for
+ * encoded_max(T) bytes): its complete rows, the open row closed at SIZE,
+ * then the terminating 0 (struct ptab).  An empty T encodes as nothing
+ * (an absent table).  Returns the bytes written; *ROWS gets the number
+ * of rows. */
+static size_t
+encode(const struct ptab *t, uint32_t size, unsigned q, uint8_t *out,
     size_t *rows)
 {
-	out->len = 0;
+	size_t len;
+
 	*rows = 0;
 	if (t->n == 0)
 		return 0;
-	if (bbuf_reserve(out, (size_t)t->len + 2 * PCLN_VARINT_MAX + 1))
-		return -1;
 	if (t->len > 0)		/* T->p is NULL before the first row */
-		memcpy(out->p, t->p, t->len);
-	out->len = t->len;
-	out->len += pcln_put_uvarint(out->p + out->len,
+		memcpy(out, t->p, t->len);
+	len = t->len;
+	len += pcln_put_uvarint(out + len,
 	    pcln_zigzag((int32_t)((uint32_t)t->val - (uint32_t)t->prev)));
-	out->len += pcln_put_uvarint(out->p + out->len, (size - t->start) / q);
-	out->p[out->len++] = 0;
+	len += pcln_put_uvarint(out + len, (size - t->start) / q);
+	out[len++] = 0;
 	*rows = (size_t)t->rows + 1;
-	return 0;
+	return len;
 }
 
 /* Encode table J of the function at sorted position K and add it to
@@ -212,19 +200,23 @@ encode_table(struct wstate *w, size_t k, size_t j)
 	long id;
 	int isnew, rc;
 
-	if (encode(t, f->size, w->q, &w->scratch, &rows) != 0)
-		return pclni_build_nomem(w);
-	if (w->scratch.len == 0)
+	uint8_t *at = w->tabs.data + w->tabs.len;	/* in W->buf */
+	size_t len;
+
+	if (encoded_max(t) > w->tabs.cap - w->tabs.len)
+		return pclni_build_badmath(w, "table bound", w->tabs.len +
+		    encoded_max(t), w->tabs.cap);
+	if ((len = encode(t, f->size, w->q, at, &rows)) == 0)
 		return 0;
 	st->ntables++;
-	id = pclni_pool_add(&w->tabs, w->scratch.p, w->scratch.len, &isnew);
+	id = pclni_pool_add(&w->tabs, at, len, &isnew);
 	if (id == -1)
 		return pclni_build_nomem(w);
 	if (id < 0)
 		return pclni_build_range(w);
 	w->tabid[w->tabbase[k] + j] = (uint32_t)id + 1;
 	if (!isnew) {
-		st->dedupe_saved += w->scratch.len;
+		st->dedupe_saved += len;
 		return 0;
 	}
 	st->ntables_unique++;
@@ -233,7 +225,7 @@ encode_table(struct wstate *w, size_t k, size_t j)
 		if (pclni_grow(&w->ck, &w->ckcap, (size_t)id + 1,
 		    sizeof *w->ck) != 0)
 			return pclni_build_nomem(w);
-		rc = pclni_build_ckpt_table(w, w->scratch.p, w->scratch.len,
+		rc = pclni_build_ckpt_table(w, at, len,
 		    rows, &w->ck[id]);
 		if (rc == -1)
 			return pclni_build_nomem(w);
@@ -244,13 +236,13 @@ encode_table(struct wstate *w, size_t k, size_t j)
 			    w->ck[id].first);
 	}
 	if (j == PCLN_TAB_PCSP)
-		st->pcsp += w->scratch.len;
+		st->pcsp += len;
 	else if (j == PCLN_TAB_PCFILE)
-		st->pcfile += w->scratch.len;
+		st->pcfile += len;
 	else if (j == PCLN_TAB_PCLN)
-		st->pcln += w->scratch.len;
+		st->pcln += len;
 	else
-		st->pcdata += w->scratch.len;
+		st->pcdata += len;
 	return 0;
 }
 
@@ -260,9 +252,27 @@ encode_tables(struct wstate *w)
 {
 	size_t k, j;
 
+	size_t bound = 0;
+
 	w->tabid = calloc(w->ntab ? w->ntab : 1, sizeof *w->tabid);
 	if (w->tabid == NULL)
 		return pclni_build_nomem(w);
+	/* The tables are encoded straight into the blob, after the names,
+	 * each deduplicated where it lands: room for all of them before
+	 * deduplication now (untouched pages cost nothing), the blob cut
+	 * to its size once the rest is planned (write_steps). */
+	for (k = 0; k < w->n; k++) {
+		const struct bfunc *f = wfunc(w, k);
+		for (j = 0; j < 3 + (size_t)f->npcdata; j++)
+			bound += encoded_max(j < 3 ? &f->tab[j] :
+			    &f->pcdata[j - 3]);
+	}
+	if (bound > (size_t)INT32_MAX)
+		bound = (size_t)INT32_MAX;	/* the pool's limit */
+	w->bufsize = (size_t)w->tables_start + bound;
+	if ((w->buf = calloc(1, w->bufsize ? w->bufsize : 1)) == NULL)
+		return pclni_build_nomem(w);
+	pclni_pool_init_in(&w->tabs, w->buf + w->tables_start, bound);
 	for (k = 0; k < w->n; k++)
 		for (j = 0; j < 3 + (size_t)wfunc(w, k)->npcdata; j++)
 			if (encode_table(w, k, j) != 0)
@@ -425,9 +435,7 @@ put_strings_tables(struct wstate *w, uint64_t *cp)
 		memcpy(buf + c, b->files.data, b->files.len);
 	c += b->files.len;
 	AT("names", c, w->tables_start);
-	if (w->tabs.len)
-		memcpy(buf + c, w->tabs.data, w->tabs.len);
-	c += w->tabs.len;
+	c += w->tabs.len;	/* encoded in place (encode_tables) */
 	c = pclni_align(c, 4);
 	AT("pc-value tables", c, w->filetab_off);
 	pclni_store32(buf + c, (uint32_t)(w->nfile + 1), w->big);
@@ -460,6 +468,27 @@ put_go12(struct wstate *w, uint64_t *cp)
 
 /* --- the steps --------------------------------------------------------- */
 
+/* Cut or extend W->buf, which holds the tables (encode_tables), to the
+ * planned size, every byte after the tables 0. */
+static int
+blob_resize(struct wstate *w)
+{
+	size_t end = (size_t)w->tables_start + w->tabs.len;
+	size_t total = (size_t)w->total;
+	uint8_t *nb;
+
+	if (end < w->bufsize)	/* duplicates encoded last */
+		memset(w->buf + end, 0, w->bufsize - end);
+	if ((nb = realloc(w->buf, total ? total : 1)) == NULL)
+		return pclni_build_nomem(w);
+	if (total > w->bufsize)
+		memset(nb + w->bufsize, 0, total - w->bufsize);
+	w->buf = nb;
+	w->bufsize = total;
+	w->tabs.data = NULL;	/* moved with the blob; no longer needed */
+	return 0;
+}
+
 static int
 write_steps(struct wstate *w)
 {
@@ -476,8 +505,8 @@ write_steps(struct wstate *w)
 		return -1;
 	if (plan_check(w) != 0)
 		return -1;
-	if ((w->buf = calloc(1, (size_t)w->total)) == NULL)
-		return pclni_build_nomem(w);
+	if (blob_resize(w) != 0)
+		return -1;
 	if (put_go12(w, &c) != 0)
 		return -1;
 	if (w->trailer && pclni_build_put_trailer(w, &c) != 0)

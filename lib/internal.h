@@ -112,13 +112,21 @@ struct pclni_pool {
 	size_t n, ncap;		/* items used / allocated */
 	uint32_t *slot;		/* hash slots: item number + 1, 0 = empty */
 	size_t nslot;		/* power of two */
+	int ext;		/* DATA is the caller's (pclni_pool_init_in) */
 };
 
 void pclni_pool_init(struct pclni_pool *p);
+/* Make P an empty pool whose data is the caller's BUF[0..CAP): an item
+ * is added by writing it at P->data + P->len and passing that place to
+ * pclni_pool_add, which copies nothing (a duplicate is left there, to be
+ * overwritten by the next item); pclni_pool_free leaves BUF alone. */
+void pclni_pool_init_in(struct pclni_pool *p, uint8_t *buf, size_t cap);
 void pclni_pool_free(struct pclni_pool *p);
 /* Add DATA[0..LEN) to P.  Return its item number, or -1 out of memory,
  * -2 if the pool would exceed INT32_MAX bytes.  *ISNEW (if not NULL) is
- * set to 1 if the item was not yet present. */
+ * set to 1 if the item was not yet present.  In a pool of the caller's
+ * data (pclni_pool_init_in), DATA must be P->data + P->len, and -1 also
+ * means that the item does not fit in its capacity. */
 long pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
     int *isnew);
 

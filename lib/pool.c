@@ -13,9 +13,19 @@ pclni_pool_init(struct pclni_pool *p)
 }
 
 void
+pclni_pool_init_in(struct pclni_pool *p, uint8_t *buf, size_t cap)
+{
+	memset(p, 0, sizeof *p);
+	p->data = buf;
+	p->cap = cap;
+	p->ext = 1;
+}
+
+void
 pclni_pool_free(struct pclni_pool *p)
 {
-	free(p->data);
+	if (!p->ext)
+		free(p->data);
 	free(p->off);
 	free(p->size);
 	free(p->hash);
@@ -84,6 +94,9 @@ pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
 	}
 	if (len > (size_t)INT32_MAX - p->len || p->n >= (size_t)INT32_MAX)
 		return -2;
+	if (p->ext && ((const uint8_t *)data != p->data + p->len ||
+	    len > p->cap - p->len))
+		return -1;
 	if (p->len + len > p->cap) {
 		size_t cap = p->cap ? p->cap : 256;
 		uint8_t *d;
@@ -96,7 +109,7 @@ pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
 	}
 	if (p->n == p->ncap && grow_items(p) != 0)
 		return -1;
-	if (len > 0)
+	if (len > 0 && !p->ext)
 		memcpy(p->data + p->len, data, len);
 	p->off[p->n] = (uint32_t)p->len;
 	p->size[p->n] = (uint32_t)len;

@@ -35,4 +35,11 @@ if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 	echo "intree.sh: the in-tree build changed committed files" >&2
 	exit 1
 fi
+# ... and wrote nothing .gitignore does not name: `git status` stays
+# clean for someone who builds in the tree.
+if [ -n "$(git status --porcelain)" ]; then
+	git status --porcelain | head -n 20 >&2
+	echo "intree.sh: the in-tree build left files that .gitignore does not name" >&2
+	exit 1
+fi
 echo "intree.sh: in-tree make check passed"
