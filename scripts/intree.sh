@@ -9,6 +9,10 @@ set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pcln-intree.XXXXXX")
+# Others may enter it: tests/proc-stack.sh runs the built pclndump as
+# user nobody (the no-ptrace-permission case), which must reach
+# libpcln.so here (mktemp -d makes a 0700 directory).
+chmod 755 "$tmp"
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 git clone -q "$top" "$tmp/pcln"
 cd "$tmp/pcln"
