@@ -79,13 +79,17 @@ pcs_of p1 >pcs1
 a2l -e prog <pcs1 >c1.out 2>c1.err || fail "cache, first build: $(cat c1.err)"
 a2l -e p1.pcln <pcs1 >d1.out
 cmp -s c1.out d1.out || fail "cache: the first build's answers differ from its table's"
-[ -f "$C/$p1id.pcln" ] || fail "cache: no entry $p1id.pcln"
+# Entries are BUILDID.MAKER.pcln, MAKER the build of libpcln that made
+# them (pcln_cache_maker): take it from the first one.
+M=$(ls "$C" | sed -n "s/^$p1id\.\([Lv][^.]*\)\.pcln\$/\1/p")
+[ -n "$M" ] && [ -f "$C/$p1id.$M.pcln" ] ||
+    fail "cache: no entry $p1id.MAKER.pcln: $(ls "$C")"
 cp p2 prog		# rebuilt in place
 pcs_of p2 >pcs2
 a2l -e prog <pcs2 >c2.out 2>c2.err || fail "cache, rebuilt: $(cat c2.err)"
 "$LD" --elf p2 -o p2.pcln
 a2l -e p2.pcln <pcs2 >d2.out
-if cmp -s c2.out d2.out && [ -f "$C/$p2id.pcln" ] && ! cmp -s c2.out c1.out; then
+if cmp -s c2.out d2.out && [ -f "$C/$p2id.$M.pcln" ] && ! cmp -s c2.out c1.out; then
 	echo "ok: the rebuilt program has its own entry ($p2id) and answers"
 else
 	fail "cache: the rebuilt program did not get its own table"
@@ -93,16 +97,16 @@ fi
 
 # --- damaged and mismatched entries ----------------------------------------
 ncase=$((ncase + 1))
-printf '\377' | dd of="$C/$p2id.pcln" bs=1 seek=200 conv=notrunc 2>/dev/null
+printf '\377' | dd of="$C/$p2id.$M.pcln" bs=1 seek=200 conv=notrunc 2>/dev/null
 a2l -e prog <pcs2 >c3.out 2>c3.err
-if cmp -s c3.out d2.out && grep -q "cache entry $C/$p2id.pcln removed: no trailer, or its checksum does not match" c3.err &&
-    "$D" verify "$C/$p2id.pcln" >/dev/null; then
+if cmp -s c3.out d2.out && grep -q "cache entry $C/$p2id.$M.pcln removed: no trailer, or its checksum does not match" c3.err &&
+    "$D" verify "$C/$p2id.$M.pcln" >/dev/null; then
 	echo "ok: a damaged entry: $(cat c3.err)"
 else
 	fail "damaged entry: $(cat c3.err)"
 fi
 ncase=$((ncase + 1))
-cp "$C/$p1id.pcln" "$C/$p2id.pcln"
+cp "$C/$p1id.$M.pcln" "$C/$p2id.$M.pcln"
 a2l -e prog <pcs2 >c4.out 2>c4.err
 if cmp -s c4.out d2.out && grep -q "removed: its BUILDID section is not its name" c4.err; then
 	echo "ok: another build's entry under this name: $(cat c4.err)"
@@ -125,7 +129,7 @@ while [ $i -lt 8 ]; do
 	i=$((i + 1))
 done
 n=$(ls -A "$C" | wc -l)
-if [ "$n" -eq 1 ] && "$D" verify "$C/$p2id.pcln" >/dev/null; then
+if [ "$n" -eq 1 ] && "$D" verify "$C/$p2id.$M.pcln" >/dev/null; then
 	echo "ok: 8 concurrent fillers, one sound entry, no temporaries"
 else
 	fail "concurrent fillers left: $(ls -A "$C")"
@@ -135,7 +139,7 @@ fi
 ncase=$((ncase + 1))
 build p3 -DPROG_OTHER=3
 p3id=$(bid p3)
-sz=$(wc -c <"$C/$p2id.pcln")
+sz=$(wc -c <"$C/$p2id.$M.pcln")
 a2l -e p1 0x1000 >/dev/null 2>&1
 sleep 1
 a2l -e p3 0x1000 >/dev/null 2>&1
@@ -143,9 +147,9 @@ sleep 1
 # Touch p2's entry (a hit renews it), then store p1's again within a
 # limit for two entries: p3's, the least recently used, goes.
 a2l -e prog 0x1000 >/dev/null 2>&1
-rm "$C/$p1id.pcln"
+rm "$C/$p1id.$M.pcln"
 a2l --cache-limit $((2 * sz + sz / 2)) -e p1 0x1000 >/dev/null 2>&1
-if [ -f "$C/$p1id.pcln" ] && [ -f "$C/$p2id.pcln" ] && [ ! -f "$C/$p3id.pcln" ]; then
+if [ -f "$C/$p1id.$M.pcln" ] && [ -f "$C/$p2id.$M.pcln" ] && [ ! -f "$C/$p3id.$M.pcln" ]; then
 	echo "ok: eviction to the limit took the least recently used entry"
 else
 	fail "eviction: left $(ls "$C")"
@@ -157,12 +161,12 @@ rm -rf "$C"
 strip -g p1 -o p1.s
 objcopy --only-keep-debug p1 p1.debug
 a2l -e p1.s <pcs1 >n1.out 2>n1.err
-[ -f "$C/$p1id.nodwarf.pcln" ] || fail "no .nodwarf entry: $(ls "$C")"
+[ -f "$C/$p1id.$M.nodwarf.pcln" ] || fail "no .nodwarf entry: $(ls "$C")"
 grep -q '??:?' n1.out || fail "a table without DWARF has lines"
 mkdir -p dbg/.build-id/$(echo "$p1id" | cut -c1-2)
 cp p1.debug "dbg/.build-id/$(echo "$p1id" | cut -c1-2)/$(echo "$p1id" | cut -c3-).debug"
 a2l --debug-dir dbg -e p1.s <pcs1 >n2.out 2>n2.err
-if cmp -s n2.out d1.out && [ -f "$C/$p1id.pcln" ] && [ ! -f "$C/$p1id.nodwarf.pcln" ]; then
+if cmp -s n2.out d1.out && [ -f "$C/$p1id.$M.pcln" ] && [ ! -f "$C/$p1id.$M.nodwarf.pcln" ]; then
 	echo "ok: the table without DWARF was remade with the debug file"
 else
 	fail "nodwarf entry not remade: $(ls "$C") $(cat n2.err)"

@@ -62,8 +62,8 @@ t1=$(date +%s.%N)
 t2=$(date +%s.%N)
 ncase=$((ncase + 1))
 cmp -s cold.out warm.out || fail "the cached table answers differently"
-if ls "$XDG_CACHE_HOME/pcln/$id.pcln" >/dev/null 2>&1; then
-	echo "ok: cache entry $XDG_CACHE_HOME/pcln/$id.pcln, $(wc -c <"$XDG_CACHE_HOME/pcln/$id.pcln") bytes; cold $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s, warm $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }') s"
+if ent=$(cache_entry "$id"); then
+	echo "ok: cache entry $ent, $(wc -c <"$ent") bytes; cold $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }') s, warm $(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.3f", b - a }') s"
 else
 	fail "no cache entry for $id: $(cat cold.err)"
 fi

@@ -68,6 +68,16 @@ test_workdir() {
 	export XDG_CACHE_HOME
 }
 
+# cache_entry BUILDID: the path of the table cache's full entry for
+# BUILDID (BUILDID.MAKER.pcln, lib/find/pcln_find.h), or fail (1).
+cache_entry() {
+	for _f in "$XDG_CACHE_HOME/pcln/$1".*.pcln; do
+		case $_f in *.nodwarf.pcln) continue ;; esac
+		[ -f "$_f" ] && { echo "$_f"; return 0; }
+	done
+	return 1
+}
+
 no_temp() {
 	ls -a "${2:-.}" | grep -q '^\.[^.]' &&
 	    fail "$1: temporary left: $(ls -a "${2:-.}" | grep '^\.[^.]')"

@@ -113,8 +113,8 @@ if [ -f c-dwarf.stats ] && [ -f c-fp.stats ]; then
 	    awk '/Build ID:/ { print $3; exit }')
 	grep -q "^  $libc: table made (" c-dwarf.stats ||
 		fail "libc: not made through lib/find: $(grep libc c-dwarf.stats)"
-	[ -n "$libcid" ] && [ -f "$XDG_CACHE_HOME/pcln/$libcid.pcln" ] ||
-		fail "libc: no cache entry $XDG_CACHE_HOME/pcln/$libcid.pcln: \
+	[ -n "$libcid" ] && cache_entry "$libcid" >/dev/null ||
+		fail "libc: no cache entry $XDG_CACHE_HOME/pcln/$libcid.MAKER.pcln: \
 $(ls "$XDG_CACHE_HOME/pcln" 2>&1)"
 	grep -q "^  $libc: table cached (" c-fp.stats ||
 		fail "libc: not from the cache the second time: $(grep libc \

@@ -1,7 +1,8 @@
 /* cache.c -- the table cache, and the table for a file or a build-id
  * (pcln_find.h).
  *
- * An entry is a plain blob named by the build-id it describes.  Reading
+ * An entry is a plain blob named by the build-id it describes and the
+ * build of libpcln that made it (BUILDID.MAKER.pcln, struct pcln_cache).  Reading
  * one costs an open, an mmap, the checksum (XXH64 over the blob) and an
  * O(1) pcln_open: no verification of every table, which a reader may do
  * per function (pclndump addr2line does).  Writers write a temporary in
@@ -11,10 +12,12 @@
  * A damaged entry is removed only if it is still the file the reader
  * opened (same inode), so a good entry renamed there meanwhile stays.
  */
+#define _GNU_SOURCE 1	/* dl_iterate_phdr */
 #include <config.h>
 
 #include <dirent.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -33,10 +36,60 @@
 #define ENTRY_SUFFIX	".pcln"
 #define NODWARF_SUFFIX	".nodwarf.pcln"
 
+/* The maker of the entries a library writes and reads: "L" and the
+ * first 8 bytes of libpcln's own build-id in hex (the executable's if
+ * libpcln is linked into it), else "v" and the package version.  A table
+ * depends on the importer that made it, so entries of another build of
+ * libpcln are never read: they age out by eviction. */
+#define MAKER_MAX	24
+
 struct pcln_cache {
 	char *dir;
 	uint64_t limit;
+	char maker[MAKER_MAX];
 };
+
+struct self_query {
+	uintptr_t addr;
+	char *out;
+};
+
+static int
+find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct self_query *q = arg;
+	const ElfW(Phdr) *ph = info->dlpi_phdr;
+	const uint8_t *id;
+	size_t idlen, i, k;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++) {
+		uintptr_t lo = info->dlpi_addr + ph[i].p_vaddr;
+		if (ph[i].p_type != PT_LOAD || q->addr < lo ||
+		    q->addr - lo >= ph[i].p_memsz)
+			continue;
+		if (pclnrt_phdr_build_id(ph, info->dlpi_phnum, info->dlpi_addr,
+		    &id, &idlen) != PCLNRT_OK || idlen == 0)
+			return 0;
+		q->out[0] = 'L';
+		for (k = 0; k < idlen && k < 8; k++)
+			snprintf(q->out + 1 + 2 * k, 3, "%02x", id[k]);
+		return 1;
+	}
+	return 0;
+}
+
+static void
+maker_id(char out[MAKER_MAX])
+{
+	struct self_query q;
+
+	q.addr = (uintptr_t)(void *)&find_self;
+	q.out = out;
+	out[0] = 0;
+	if (dl_iterate_phdr(find_self, &q) == 0 || out[0] == 0)
+		snprintf(out, MAKER_MAX, "v%s", PACKAGE_VERSION);
+}
 
 static int
 ioerr(pcln_err *err, const char *path, const char *what)
@@ -104,6 +157,7 @@ pcln_cache_open(const pcln_cache_opts *opts, pcln_err *err)
 	}
 	c->limit = opts != NULL && opts->limit != 0 ? opts->limit :
 	    PCLN_CACHE_DEFAULT_LIMIT;
+	maker_id(c->maker);
 	return c;
 }
 
@@ -120,6 +174,12 @@ const char *
 pcln_cache_dir(const pcln_cache *c)
 {
 	return c->dir;
+}
+
+const char *
+pcln_cache_maker(const pcln_cache *c)
+{
+	return c->maker;
 }
 
 void
@@ -139,8 +199,8 @@ entry_path(const pcln_cache *c, const uint8_t *id, size_t len, int nodwarf,
 {
 	char hex[2 * PCLN_BUILDID_MAX + 1];
 
-	snprintf(path, PCLN_FIND_PATH_MAX, "%s/%s%s", c->dir,
-	    pcln_build_id_hex(id, len, hex),
+	snprintf(path, PCLN_FIND_PATH_MAX, "%s/%s.%s%s", c->dir,
+	    pcln_build_id_hex(id, len, hex), c->maker,
 	    nodwarf ? NODWARF_SUFFIX : ENTRY_SUFFIX);
 }
 

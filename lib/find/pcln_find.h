@@ -158,9 +158,10 @@ struct Elf *pcln_debuginfo_symtab(const pcln_debuginfo *d, size_t i,
 
 /* --- the cache -------------------------------------------------------- */
 
-/* One table per file, DIR/<build-id in hex>.pcln (a plain blob: pclndump
- * and the runtime read it as it is), or DIR/<build-id>.nodwarf.pcln for a
- * table made without DWARF (it is remade once the search finds some).
+/* One table per file, DIR/<build-id in hex>.<maker>.pcln (a plain blob:
+ * pclndump and the runtime read it as it is; pcln_cache_maker), or
+ * DIR/<build-id>.<maker>.nodwarf.pcln for a table made without DWARF (it
+ * is remade once the search finds some).
  * An entry is written to a temporary and renamed into place, so readers
  * and concurrent writers see a whole entry or none.  Reading an entry
  * checks its checksum and that its BUILDID section is its name: a
@@ -182,6 +183,12 @@ typedef struct pcln_cache pcln_cache;
 pcln_cache *pcln_cache_open(const pcln_cache_opts *opts, pcln_err *err);
 void pcln_cache_close(pcln_cache *c);
 const char *pcln_cache_dir(const pcln_cache *c);
+/* Which build of libpcln this cache's entries are of: entries are named
+ * BUILDID.MAKER.pcln (BUILDID.MAKER.nodwarf.pcln for a table without
+ * DWARF), MAKER "L" and 16 hex digits of libpcln's own build-id (else
+ * "v" and the version).  A table depends on the importer that made it:
+ * entries of another build are never read, and age out by eviction. */
+const char *pcln_cache_maker(const pcln_cache *c);
 
 /* A table handed out: BLOB[0..LEN), read-only, valid until
  * pcln_cached_release.  Its checksum and build-id were checked, not the

@@ -74,8 +74,8 @@ START_TEST(test_file)
 	ck_assert_int_eq(e.hit, 0);
 	ck_assert_int_eq(e.nodwarf, 0);
 	ck_assert_int_eq(e.found.route, PCLN_ROUTE_SELF);
-	snprintf(want, sizeof want, "%s/%s.pcln", pcln_cache_dir(c),
-	    pcln_build_id_hex(id, idlen, hex));
+	snprintf(want, sizeof want, "%s/%s.%s.pcln", pcln_cache_dir(c),
+	    pcln_build_id_hex(id, idlen, hex), pcln_cache_maker(c));
 	ck_assert_str_eq(e.path, want);
 	ck_assert_int_eq(stat(want, &st), 0);
 	ck_assert_uint_eq((size_t)st.st_size, e.len);
@@ -138,6 +138,27 @@ START_TEST(test_store_lookup_evict)
 	ck_assert_int_eq(pcln_cache_lookup(c, id, idlen, 1, &got, &err), 1);
 	ck_assert_int_eq(got.nodwarf, 0);
 	pcln_cached_release(&got);
+	/* An entry another build of libpcln made is not read (its importer
+	 * may have answered otherwise), and ages out by eviction. */
+	{
+		char hex[2 * PCLN_BUILDID_MAX + 1], alien[PCLN_FIND_PATH_MAX];
+		char plain[PCLN_FIND_PATH_MAX];
+		const char *mk = pcln_cache_maker(c);
+		ck_assert(mk[0] == 'L' || mk[0] == 'v');
+		pcln_build_id_hex(id, idlen, hex);
+		/* Another build's name, and the name without a maker. */
+		snprintf(alien, sizeof alien, "%s/%s.Xother.pcln",
+		    pcln_cache_dir(c), hex);
+		snprintf(plain, sizeof plain, "%s/%s.pcln", pcln_cache_dir(c),
+		    hex);
+		ck_assert_int_eq(link(p, plain), 0);
+		ck_assert_int_eq(rename(p, alien), 0);
+		ck_assert_int_eq(pcln_cache_lookup(c, id, idlen, 1, &got, &err),
+		    0);
+		ck_assert_int_eq(access(alien, R_OK), 0);
+		ck_assert_int_eq(unlink(plain), 0);
+		ck_assert_int_eq(rename(alien, p), 0);
+	}
 	/* Evict to 1 byte: everything but the kept entry goes. */
 	ck_assert_int_eq(pcln_cache_evict(c, 1, p, &err), 0);
 	ck_assert_int_eq(access(p, R_OK), 0);
