@@ -235,7 +235,7 @@ answer(struct a2l *a, const char *s)
 	/* The line row's discriminator (pclnld --elf's pcdata 5; absent:
 	 * none). */
 	if (pcln_pcvalue(a->in.t, (size_t)loc.func,
-	    PCLN_TABLE_PCDATA(PCLN_PCDATA_DISCRIM), pc, &discr, NULL) < 0)
+	    PCLN_TAB_PCDATA(PCLN_PCDATA_DISCRIM), pc, &discr, NULL) < 0)
 		discr = 0;
 	print_name(a, n > 0 ? calls[0].name : loc.name);
 	print_loc(a, loc.file, loc.line, (uint32_t)discr);

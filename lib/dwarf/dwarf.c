@@ -181,9 +181,9 @@ read_units(struct imp *im)
 static int
 add_frame_points(struct imp *im, long f)
 {
-	static const int table[3] = { PCLN_TABLE_PCSP,
-	    PCLN_TABLE_PCDATA(PCLN_PCDATA_CFA),
-	    PCLN_TABLE_PCDATA(PCLN_PCDATA_FPSAVE) };
+	static const int table[3] = { PCLN_TAB_PCSP,
+	    PCLN_TAB_PCDATA(PCLN_PCDATA_CFA),
+	    PCLN_TAB_PCDATA(PCLN_PCDATA_FPSAVE) };
 	size_t k;
 	int t;
 

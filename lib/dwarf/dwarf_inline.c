@@ -262,7 +262,7 @@ emit_index(struct inlwalk *w)
 			continue;
 		prev = v;
 		rc = pcln_builder_add_point(im->b, w->f,
-		    PCLN_TABLE_PCDATA(PCLN_PCDATA_INLTREE), at, v, im->err);
+		    PCLN_TAB_PCDATA(PCLN_PCDATA_INLTREE), at, v, im->err);
 	}
 	free(h.v);
 	free(h.open);

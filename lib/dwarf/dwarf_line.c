@@ -267,13 +267,13 @@ point(struct lineout *o, int table, uint64_t pc, int32_t v)
 	    v, o->im->err);
 }
 
-#define T_DISCR	PCLN_TABLE_PCDATA(PCLN_PCDATA_DISCRIM)
+#define T_DISCR	PCLN_TAB_PCDATA(PCLN_PCDATA_DISCRIM)
 
 /* Line 0 ("no line") and no discriminator from PC on. */
 static int
 hole(struct lineout *o, uint64_t pc)
 {
-	if (point(o, PCLN_TABLE_PCLN, pc, 0) < 0)
+	if (point(o, PCLN_TAB_PCLN, pc, 0) < 0)
 		return -1;
 	return o->discr ? point(o, T_DISCR, pc, 0) : 0;
 }
@@ -315,12 +315,12 @@ pclni_dw_add_lines(struct imp *im, long f, const struct sym *y,
 			return -1;
 		/* pcfile must start at 0; pcln says "no line" until the
 		 * first row. */
-		if (fno != lastfile && point(&o, PCLN_TABLE_PCFILE,
+		if (fno != lastfile && point(&o, PCLN_TAB_PCFILE,
 		    any ? s : y->addr, (int32_t)fno) < 0)
 			return -1;
 		if (!any && s > y->addr && hole(&o, y->addr) < 0)
 			return -1;
-		if (point(&o, PCLN_TABLE_PCLN, s, r->line) < 0 ||
+		if (point(&o, PCLN_TAB_PCLN, s, r->line) < 0 ||
 		    (o.discr && point(&o, T_DISCR, s, (int32_t)r->discr) < 0))
 			return -1;
 		lastfile = fno;
