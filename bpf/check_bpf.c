@@ -100,15 +100,6 @@ print_answer(const char *who, const struct pcln_bpf_answer *a)
 	    a->rc_line, a->line, (uint64_t)a->file);
 }
 
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 int
 main(int argc, char **argv)
 {
@@ -183,7 +174,7 @@ main(int argc, char **argv)
 			 * into ctx_in. */
 			opts.ctx_in = &args;
 			opts.ctx_size_in = sizeof args;
-			t0 = now();
+			t0 = pcln_bpf_secs();
 			if ((rc = bpf_prog_test_run_opts(pfd, &opts)) != 0) {
 				fprintf(stderr, "check_bpf: BPF_PROG_TEST_RUN: "
 				    "%s\n", strerror(errno));
@@ -194,7 +185,7 @@ main(int argc, char **argv)
 				    "answered %u of %zu pcs\n", args.done, n);
 				return 1;
 			}
-			tbpf += now() - t0;
+			tbpf += pcln_bpf_secs() - t0;
 			for (k = 0; k < n; k++) {
 				struct pcln_bpf_answer h;
 

@@ -229,8 +229,8 @@ pcln_bpf_register_all(void)
 	return place();
 }
 
-static double
-secs(void)
+double
+pcln_bpf_secs(void)
 {
 	struct timespec ts;
 
@@ -280,7 +280,7 @@ pcln_bpf_load(const char *objpath, const char *name, uint64_t storesize,
 	    (map = bpf_object__find_map_by_name(obj, "cmmods")) == NULL ||
 	    bpf_map__set_max_entries(map, reg.nregion) != 0)
 		die("cannot size the maps");
-	t0 = secs();
+	t0 = pcln_bpf_secs();
 	rc = bpf_object__load(obj);
 	if (getenv("PCLN_BPF_LOG") != NULL) {
 		FILE *lf = fopen(getenv("PCLN_BPF_LOG"), "w");
@@ -301,7 +301,7 @@ pcln_bpf_load(const char *objpath, const char *name, uint64_t storesize,
 		    strerror(-rc), verifier_log + (l > 4000 ? l - 4000 : 0));
 		exit(1);
 	}
-	printf("verifier: accepted in %.2f s: ", secs() - t0);
+	printf("verifier: accepted in %.2f s: ", pcln_bpf_secs() - t0);
 	for (p = verifier_log; *p != 0; p++)	/* the stats, on one line */
 		putchar(*p == '\n' ? ' ' : *p);
 	putchar('\n');

@@ -28,6 +28,8 @@ extern pclnrt_registry pcln_bpf_reg;
 
 /* Print "PROG: WHAT" and exit 1. */
 void pcln_bpf_die(const char *what);
+/* CLOCK_MONOTONIC in seconds. */
+double pcln_bpf_secs(void);
 
 /* A new module (PCLN_BPF_MAXMOD at most), zeroed. */
 struct pcln_bpf_mod *pcln_bpf_new(void);
