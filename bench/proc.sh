@@ -26,13 +26,10 @@ PPARTS=${BENCH_PROC_PARTS:-a2l stack}	# which of the two to run
 T=$B/tests/proc/target	# (tests/proc/start.sh runs $T)
 make -C "$B" tests/proc/target >/dev/null
 . "$S/tests/proc/start.sh"
-pnum=0
 proc_start() {	# ARGS: start the target; $ppid, $pout
-	pnum=$((pnum + 1))
-	target_start "$OUT/target.$pnum" "$@" ||
-	    { echo "proc.sh: the target did not start" >&2; exit 1; }
-	ppid=$target_pid
-	pout=$target_out
+	target_run "$OUT" "$@"
+	ppid=$pid
+	pout=$out
 }
 
 # --- addr2line --pid --------------------------------------------------------

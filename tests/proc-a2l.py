@@ -20,6 +20,8 @@ import random
 import re
 import sys
 
+from frame_names import alias_key
+
 
 def sample(pid, n, seed):
     maps = []
@@ -88,21 +90,6 @@ def eu_records(path):
             chain.append((None if fn == "??" else fn, l))
         out[a] = chain
     return out
-
-
-def alias_key(name):
-    n = re.sub(r"@.*$", "", name or "")
-    n = re.sub(r"\.(part|constprop|isra|cold)\.?\d*", "", n)
-    while n.startswith("__GI_"):
-        n = n[5:]
-    # glibc's own names of its functions: __libc_X and X_impl are X
-    # (libc_hidden_def, versioned_symbol; eu-stack prints the exported
-    # name, the debug file's DWARF the internal one).
-    n = n.lstrip("_")
-    if n.startswith("libc_"):
-        n = n[5:]
-    n = re.sub(r"_impl$", "", n)
-    return n.lstrip("_")
 
 
 def kind_of(fn, chain, eu):

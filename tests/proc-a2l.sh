@@ -23,18 +23,9 @@ for t in eu-addr2line python3 nm readelf; do
 done
 test_workdir proc-a2l
 . "$top_srcdir/tests/proc/start.sh"
-nstart=0
-cleanup_hook() {
-	for p in ${target_pids:-}; do kill -9 "$p" 2>/dev/null; done
-}
+cleanup_hook() { target_kill_all; }
 # Start the target with ARGS; sets $pid and $out (its announcements).
-start() {
-	nstart=$((nstart + 1))
-	target_start "$work/target.$nstart" "$@" ||
-	    { fail "the target did not start"; exit 1; }
-	pid=$target_pid
-	out=$target_out
-}
+start() { target_run "$work" "$@"; }
 # The run-time address of SYMBOL of the object mapped from FILE in $pid.
 addr_of() {
 	file=$(readlink -f "$1")

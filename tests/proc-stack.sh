@@ -31,18 +31,9 @@ for t in eu-stack gdb python3; do
 done
 test_workdir proc-stack
 . "$top_srcdir/tests/proc/start.sh"
-nstart=0
-cleanup_hook() {
-	for p in ${target_pids:-}; do kill -9 "$p" 2>/dev/null; done
-}
+cleanup_hook() { target_kill_all; }
 # Start the target with ARGS; sets $pid and $out (its announcements).
-start() {
-	nstart=$((nstart + 1))
-	target_start "$work/target.$nstart" "$@" ||
-	    { fail "the target did not start"; exit 1; }
-	pid=$target_pid
-	out=$target_out
-}
+start() { target_run "$work" "$@"; }
 
 # Is every thread of $1 running (no tracing stop), the process alive?
 running() {

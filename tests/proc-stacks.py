@@ -19,18 +19,13 @@ import os
 import re
 import sys
 
+from frame_names import alias_key, clone_of
+
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
     "xcrash_frames", os.path.join(here, "xcrash-frames.py"))
 xf = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(xf)
-
-
-def clone_of(name):
-    """NAME without GCC's clone suffixes (.part.0, .constprop.0, ...)."""
-    if name is None:
-        return name
-    return re.sub(r"\.(part|constprop|isra|cold)\.?\d*", "", name)
 
 
 def eu_threads(path):
@@ -101,7 +96,7 @@ def main():
             n = f["function"]
             if n is None or n == "":
                 count("unnamed by pcln (eu-stack: %s)" % en)
-            elif xf.alias_key(n) != xf.alias_key(en) and en != "??":
+            elif alias_key(n) != alias_key(en) and en != "??":
                 if re.sub(r"@.*", "", en) != n:
                     wrong("thread %d, pc %s: %s, eu-stack's %s" % (
                         tid, f["pc"], n, en))

@@ -21,7 +21,7 @@ endif
 ##   symbolized by the program's own handler over every object's table;
 ##   against gdb's bt (tests/xcrash-frames.py, tests/xcrash-gdb.py).
 dist_check_SCRIPTS += tests/xcrash-gdb.sh
-dist_check_DATA += tests/xcrash-frames.py tests/xcrash-gdb.py
+dist_check_DATA += tests/xcrash-frames.py tests/xcrash-gdb.py tests/frame_names.py
 if HAVE_LIBDW
 TESTS += tests/xcrash-gdb.sh
 endif

@@ -26,6 +26,8 @@ import os
 import re
 import sys
 
+from frame_names import alias_key
+
 here = os.path.dirname(os.path.abspath(__file__))
 spec = importlib.util.spec_from_file_location(
     "crash_frames", os.path.join(here, "crash-frames.py"))
@@ -78,21 +80,6 @@ def gdb_frames(path):
 
 def base(p):
     return p.split("/")[-1]
-
-
-def alias_key(name):
-    n = re.sub(r"@.*$", "", name)
-    n = re.sub(r"\.(part|constprop|isra|cold)\.?\d*", "", n)
-    while n.startswith("__GI_"):
-        n = n[5:]
-    # glibc's own names of its functions: __libc_X and X_impl are X
-    # (libc_hidden_def, versioned_symbol; eu-stack prints the exported
-    # name, the debug file's DWARF the internal one).
-    n = n.lstrip("_")
-    if n.startswith("libc_"):
-        n = n[5:]
-    n = re.sub(r"_impl$", "", n)
-    return n.lstrip("_")
 
 
 def same_name(a, b, cxx):
