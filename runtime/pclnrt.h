@@ -239,6 +239,40 @@ int pclnrt_pcvalue_cached(const pclnrt_func *f, int table, uint64_t pc,
 int pclnrt_funcline_cached(const pclnrt_func *f, uint64_t pc,
     const char **path, int32_t *line, pclnrt_pccache *c);
 
+/* --- a frame-step cache ----------------------------------------------- */
+
+/* A profiler unwinds the same return addresses in sample after sample,
+ * far more of them than a pc-value cache of PCLNRT_PCCACHE_SIZE rows
+ * holds.  A step cache remembers, per table and link-time pc, what
+ * pclnrt_traceback looks up for one frame once it has found the
+ * function: the file and line, the sp delta (and the status of its
+ * lookup), the CFA rule and the frame-pointer save slot.  It is
+ * direct-mapped over NENT entries (a power of two) in the caller's
+ * storage ENT: nothing is allocated and nothing locked, and a cache
+ * belongs to one thread at a time.  Like the pc-value cache it is keyed
+ * by the table handle's address: initialise it again when a table it has
+ * seen is initialised again, goes away or its blob changes.  A hit gives
+ * exactly the values the lookups would, on any blob. */
+typedef struct pclnrt_stepcache_ent {
+	const pclnrt_table *t;		/* NULL: empty */
+	uint64_t pc;			/* link-time pc looked up */
+	const char *file;
+	int32_t line, spdelta, cfarule, fpsave;
+	int32_t sprc;			/* the pcsp lookup's status */
+	uint32_t usefp;			/* CFA rule and save slot looked up */
+} pclnrt_stepcache_ent;
+
+typedef struct pclnrt_stepcache {
+	pclnrt_stepcache_ent *ent;
+	uint64_t mask;			/* NENT - 1 */
+	uint64_t hits, misses;		/* statistics, for tuning */
+} pclnrt_stepcache;
+
+/* Make C an empty cache over ENT[0..NENT): PCLNRT_OK, or PCLNRT_BADARG
+ * if NENT is not a power of two or ENT is NULL. */
+int pclnrt_stepcache_init(pclnrt_stepcache *c, pclnrt_stepcache_ent *ent,
+    size_t nent);
+
 /* --- inlined calls ------------------------------------------------------ */
 
 /* One inlined call: function NAME was inlined, called from FILE:LINE
@@ -583,6 +617,9 @@ typedef int (*pclnrt_readfn)(void *arg, uint64_t addr, uint8_t *buf,
  * pointer that cannot be read leaves it unknown; the walk stops
  * (PCLNRT_STOP_READ) only at a frame whose CFA needs it. */
 #define PCLNRT_TB_FP		0x2
+/* Use the step cache W->steps (pclnrt_stepcache); without this flag the
+ * field is not read, so a caller built before it existed is unchanged. */
+#define PCLNRT_TB_STEPS		0x4
 
 /* Why a traceback stopped: X(code, name). */
 #define PCLNRT_STOP_LIST(X) \
@@ -617,6 +654,8 @@ typedef struct pclnrt_walk {
 				 * x86-64); used with PCLNRT_TB_FP only */
 	pclnrt_pccache *cache;	/* NULL, or a cache for every table
 				 * lookup of the walk (pclnrt_pccache) */
+	pclnrt_stepcache *steps; /* with PCLNRT_TB_STEPS: NULL, or the
+				 * frames' step cache (pclnrt_stepcache) */
 } pclnrt_walk;
 
 /* One frame.  PC is run-time; for every frame but the first (unless

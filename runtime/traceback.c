@@ -51,6 +51,37 @@ readword(const pclnrt_walk *w, uint64_t addr, uint64_t *v)
 	return 0;
 }
 
+int
+pclnrt_stepcache_init(pclnrt_stepcache *c, pclnrt_stepcache_ent *ent,
+    size_t nent)
+{
+	size_t k;
+
+	if (c == NULL || ent == NULL || nent == 0 || (nent & (nent - 1)) != 0)
+		return PCLNRT_BADARG;
+	for (k = 0; k < nent; k++) {
+		ent[k].t = NULL;
+		ent[k].pc = 0;
+		ent[k].file = NULL;
+		ent[k].line = ent[k].spdelta = ent[k].cfarule = 0;
+		ent[k].fpsave = ent[k].sprc = 0;
+		ent[k].usefp = 0;
+	}
+	c->ent = ent;
+	c->mask = (uint64_t)nent - 1;
+	c->hits = c->misses = 0;
+	return PCLNRT_OK;
+}
+
+/* The step cache's slot of table T's link-time PC (Fibonacci hashing;
+ * the table's address spreads tables that share pcs). */
+static uint64_t
+stephash(const pclnrt_table *t, uint64_t pc)
+{
+	return ((pc ^ ((uint64_t)(uintptr_t)t >> 4)) *
+	    UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+}
+
 size_t
 pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
     pclnrt_stopinfo *stopp)
@@ -59,7 +90,9 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	pclnrt_frame *fr;
 	size_t n = 0;
 	int stop, retaddr, leaf, usefp, fpok = 1;
-	int32_t cfarule, fpsave;
+	int32_t cfarule, fpsave, sprc;
+	pclnrt_stepcache *steps;
+	pclnrt_stepcache_ent *se;
 
 	if (w == NULL || w->modules == NULL || (frames == NULL && max > 0) ||
 	    (w->ptrsize != 4 && w->ptrsize != 8) ||
@@ -74,6 +107,8 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	usefp = (w->flags & PCLNRT_TB_FP) != 0 &&
 	    w->conv == PCLNRT_CONV_STACK;
 	fp = w->fp & mask;
+	steps = (w->flags & PCLNRT_TB_STEPS) && w->steps != NULL &&
+	    w->steps->ent != NULL ? w->steps : NULL;
 	for (;;) {
 		if (retaddr && pc == 0) {
 			stop = PCLNRT_STOP_END;
@@ -95,22 +130,46 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		fr->sp = sp;
 		fr->entry = fr->func.entry + fr->module->bias;
 		fr->off = pc - fr->entry;
-		(void)pclnrt_funcline_cached(&fr->func, link, &fr->file,
-		    &fr->line, w->cache);
 		n++;
-		cfarule = fpsave = 0;
-		if (usefp) {
-			if (pclnrt_pcvalue_cached(&fr->func,
+		se = steps != NULL ? &steps->ent[stephash(fr->func.t, link) &
+		    steps->mask] : NULL;
+		if (se != NULL && se->t == fr->func.t && se->pc == link &&
+		    se->usefp == (uint32_t)usefp) {
+			steps->hits++;
+			fr->file = se->file;
+			fr->line = se->line;
+			fr->spdelta = se->spdelta;
+			cfarule = se->cfarule;
+			fpsave = se->fpsave;
+			sprc = se->sprc;
+		} else {
+			(void)pclnrt_funcline_cached(&fr->func, link,
+			    &fr->file, &fr->line, w->cache);
+			cfarule = fpsave = 0;
+			if (usefp && pclnrt_pcvalue_cached(&fr->func,
 			    PCLN_TAB_PCDATA(PCLN_PCDATA_CFA), link, &cfarule,
 			    w->cache) != PCLNRT_OK)
 				cfarule = 0;
-			if (pclnrt_pcvalue_cached(&fr->func,
+			if (usefp && pclnrt_pcvalue_cached(&fr->func,
 			    PCLN_TAB_PCDATA(PCLN_PCDATA_FPSAVE), link, &fpsave,
 			    w->cache) != PCLNRT_OK)
 				fpsave = 0;
+			sprc = pclnrt_pcvalue_cached(&fr->func, PCLN_TAB_PCSP,
+			    link, &fr->spdelta, w->cache);
+			if (se != NULL) {
+				steps->misses++;
+				se->t = fr->func.t;
+				se->pc = link;
+				se->usefp = (uint32_t)usefp;
+				se->file = fr->file;
+				se->line = fr->line;
+				se->spdelta = fr->spdelta;
+				se->cfarule = cfarule;
+				se->fpsave = fpsave;
+				se->sprc = sprc;
+			}
 		}
-		if (pclnrt_pcvalue_cached(&fr->func, PCLN_TAB_PCSP, link,
-		    &fr->spdelta, w->cache) != PCLNRT_OK) {
+		if (sprc != PCLNRT_OK) {
 			fr->spdelta = cfarule != 0 ? PCLN_PCSP_UNKNOWN : 0;
 			if (cfarule == 0) {
 				stop = PCLNRT_STOP_NO_SP;

@@ -512,6 +512,105 @@ START_TEST(test_in_signal_handler)
 }
 END_TEST
 
+/* The step cache changes no answer: walks of random stacks (words that
+ * point into every function, the gap and nowhere, random first pcs,
+ * with and without FIRST_RETADDR and FP) give the same frames and stop
+ * with a cache kept across all of them as without one, for a cache of
+ * one slot (every walk evicts) and of 64; the second pass hits. */
+static void
+same_frames(const pclnrt_frame *a, const pclnrt_frame *b, size_t n)
+{
+	size_t k;
+
+	for (k = 0; k < n; k++) {
+		ck_assert_uint_eq(a[k].pc, b[k].pc);
+		ck_assert_uint_eq(a[k].sp, b[k].sp);
+		ck_assert_uint_eq(a[k].entry, b[k].entry);
+		ck_assert_ptr_eq(a[k].file, b[k].file);
+		ck_assert_int_eq(a[k].line, b[k].line);
+		ck_assert_int_eq(a[k].spdelta, b[k].spdelta);
+		ck_assert_ptr_eq(a[k].module, b[k].module);
+		ck_assert_uint_eq(a[k].func.index, b[k].func.index);
+	}
+}
+
+START_TEST(test_steps)
+{
+	static const unsigned sizes[] = { 1, 64 };
+	pclnrt_stepcache_ent ent[64];
+	pclnrt_stepcache sc;
+	struct env e;
+	uint64_t seed = 99 + (uint64_t)_i;
+	unsigned z;
+	int pass, t, k;
+
+	env_init(&e, _i);
+	ck_assert_int_eq(pclnrt_stepcache_init(&sc, ent, 3), PCLNRT_BADARG);
+	ck_assert_int_eq(pclnrt_stepcache_init(&sc, NULL, 4), PCLNRT_BADARG);
+	for (z = 0; z < 2; z++) {
+		ck_assert_int_eq(pclnrt_stepcache_init(&sc, ent, sizes[z]),
+		    PCLNRT_OK);
+		for (pass = 0; pass < 2; pass++) {
+			uint64_t s = seed;
+
+			for (t = 0; t < 300; t++) {
+				pclnrt_frame a[8], b[8];
+				pclnrt_stopinfo sa, sb;
+				size_t na, nb;
+				unsigned fl;
+
+				memset(e.mem.buf, 0, sizeof e.mem.buf);
+				for (k = 0; k < 32; k++) {
+					uint64_t r = (s = s * 6364136223846793005ull +
+					    1442695040888963407ull) >> 33;
+					uint64_t v = r % 5 == 0 ? 0 : r % 5 == 1 ?
+					    e.bias[1] + 0x1000 + r % 0x20 :
+					    0x1000 + r % 0x180;
+
+					putw(&e.mem, e.mem.base + (uint64_t)k *
+					    e.ps, v);
+				}
+				e.w.pc = 0x1000 + (s >> 40) % 0x170;
+				e.w.lr = 0x1000 + (s >> 20) % 0x100;
+				e.w.fp = S + (s >> 30) % 64;
+				fl = (unsigned)(s >> 50) % 4;
+				e.w.flags = (fl & 1 ? PCLNRT_TB_FIRST_RETADDR :
+				    0) | (fl & 2 ? PCLNRT_TB_FP : 0);
+				e.w.steps = NULL;
+				na = pclnrt_traceback(&e.w, a, 8, &sa);
+				e.w.flags |= PCLNRT_TB_STEPS;
+				e.w.steps = &sc;
+				nb = pclnrt_traceback(&e.w, b, 8, &sb);
+				ck_assert_uint_eq(na, nb);
+				ck_assert_int_eq(sa.reason, sb.reason);
+				ck_assert_uint_eq(sa.pc, sb.pc);
+				ck_assert_uint_eq(sa.sp, sb.sp);
+				same_frames(a, b, na);
+			}
+		}
+		ck_assert_uint_gt(sc.misses, 0);
+	}
+	ck_assert_uint_gt(sc.hits, 0);
+	/* A walk again: every frame's step from the cache. */
+	memset(e.mem.buf, 0, sizeof e.mem.buf);
+	lay_stack(&e, chain_ret, chain_d, 4);
+	e.w.pc = 0x10c8;
+	e.w.flags = PCLNRT_TB_STEPS;
+	(void)pclnrt_stepcache_init(&sc, ent, 64);
+	expect(&e, 8, chain, 4, PCLNRT_STOP_END, 0);
+	ck_assert_uint_eq(sc.misses, 4);
+	ck_assert_uint_eq(sc.hits, 0);
+	expect(&e, 8, chain, 4, PCLNRT_STOP_END, 0);
+	ck_assert_uint_eq(sc.misses, 4);
+	ck_assert_uint_eq(sc.hits, 4);
+	/* Without the flag the field is not read. */
+	e.w.flags &= ~(unsigned)PCLNRT_TB_STEPS;
+	e.w.steps = (pclnrt_stepcache *)(uintptr_t)1;
+	(void)pclnrt_traceback(&e.w, NULL, 0, NULL);
+	env_free(&e);
+}
+END_TEST
+
 Suite *
 rt_traceback_suite(void)
 {
@@ -523,6 +622,7 @@ rt_traceback_suite(void)
 	tcase_add_loop_test(tc, test_first_retaddr, 0, 8);
 	tcase_add_loop_test(tc, test_modules, 0, 8);
 	tcase_add_test(tc, test_direct_reader);
+	tcase_add_loop_test(tc, test_steps, 0, 8);
 	tcase_add_loop_test(tc, test_in_signal_handler, 0, 8);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("stops");
