@@ -9,9 +9,12 @@
  */
 #include <config.h>
 
+#include <stdio.h>
+
 #include "fuzz.h"
 #include "pcln_link.h"
 #include "pcln_perf.h"
+#include "pclnrt.h"
 
 static const char hello[] =
 	"target ptrsize 8 quantum 1 endian little\n"
@@ -97,6 +100,58 @@ walk(const uint8_t *buf, size_t size, unsigned flags)
 	pcln_perf_close(p);
 }
 
+/* The sorted view of KS answers as KS; and a view whose body is the raw
+ * input (under a header that vouches for it) stays bounded. */
+static void
+sorted_view(const pcln_perf_syms *ks, const uint8_t *buf, size_t size)
+{
+	static const uint64_t probe[] = { 0, 1, 0xffffffff81000000ull,
+	    0xffffffffc0000000ull, UINT64_MAX };
+	pcln_perf_syms *v;
+	pcln_err err;
+	size_t n, k, i;
+	char *text, *raw;
+
+	if ((text = pcln_perf_syms_sorted_text(ks, &n, &err)) == NULL)
+		return;
+	if ((v = pcln_perf_syms_sorted(text, n, &err)) == NULL)
+		abort();	/* what it wrote, it reads */
+	for (i = 0; i < sizeof probe / sizeof probe[0] + 8; i++) {
+		uint64_t a = i < sizeof probe / sizeof probe[0] ? probe[i] :
+		    size >= 8 ? (uint64_t)buf[i % size] << 56 ^
+		    (uint64_t)i * 0x9e3779b97f4a7c15ull : i;
+		uint64_t s1 = 0, s2 = 0;
+		const char *m1 = NULL, *m2 = NULL;
+		const char *n1 = pcln_perf_syms_find(ks, a, &s1, &m1);
+		const char *n2 = pcln_perf_syms_find(v, a, &s2, &m2);
+
+		if ((n1 == NULL) != (n2 == NULL) || (n1 != NULL &&
+		    (strcmp(n1, n2) != 0 || s1 != s2 || (m1 == NULL) !=
+		    (m2 == NULL) || (m1 != NULL && strcmp(m1, m2) != 0))))
+			abort();
+	}
+	pcln_perf_syms_free(v);
+	/* The header is text[0..k): keep it, with the input as body. */
+	k = (size_t)((const char *)memchr(text, '\n', n) - text) + 1;
+	if ((raw = malloc(k + size + 1)) != NULL) {
+		memcpy(raw + k, buf, size);
+		snprintf(raw, k, "# pcln sorted kallsyms 1 %016zx %016zx "
+		    "%016llx", (size_t)0, size,
+		    (unsigned long long)pclnrt_xxh64(buf, size, 0));
+		raw[k - 1] = '\n';
+		if ((v = pcln_perf_syms_sorted(raw, k + size, &err)) != NULL) {
+			for (i = 0; i < sizeof probe / sizeof probe[0]; i++)
+				(void)pcln_perf_syms_find(v, probe[i], NULL,
+				    NULL);
+			(void)pcln_perf_syms_find(v, size, NULL, NULL);
+			pcln_perf_syms_free(v);
+		} else if (k == 76)
+			abort();	/* the header is as it writes it */
+		free(raw);
+	}
+	free(text);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -110,6 +165,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	walk(buf, size, PCLN_PERF_ORDERED);
 	if ((ks = pcln_perf_syms_kallsyms((const char *)buf, size, &err))) {
 		(void)pcln_perf_syms_find(ks, size, &start, &mod);
+		sorted_view(ks, buf, size);
 		pcln_perf_syms_free(ks);
 	}
 	if ((ks = pcln_perf_syms_map((const char *)buf, size, &err))) {

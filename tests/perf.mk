@@ -17,3 +17,11 @@ TESTS += tests/perf-badinput.sh
 if HAVE_LIBDW
 TESTS += tests/perf-record.sh
 endif
+
+## tests/check_perfsyms: the sorted kallsyms view (what pclndump perf
+##   caches) answers as the parsed table it was written from.
+check_PROGRAMS += tests/check_perfsyms
+TESTS += tests/check_perfsyms
+tests_check_perfsyms_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_perfsyms_LDADD = lib/libpcln-internal.la runtime/libpclnrt.la \
+	$(CHECK_LIBS)

@@ -52,6 +52,12 @@ struct stats {
 	char firstbad[256];
 };
 
+struct obuf {
+	char *b;
+	size_t len, cap;
+	int bad;			/* text was cut: no memory */
+};
+
 struct pmap {
 	uint32_t pid;
 	pcln_perf_syms *syms;		/* NULL: no map file */
@@ -60,6 +66,7 @@ struct pmap {
 struct perf_cmd {
 	const char *input, *svg, *title, *kallsyms_path, *mapdir;
 	int folded, stats, header, no_inline, no_kernel, no_demangle;
+	int defer;			/* push makes no text */
 	/* demangled names by the name's address (they live as long as the
 	 * tables they come from): SLOTS entries, power of two */
 	struct dem { const char *name, *out; char *own; } *dem;
@@ -68,6 +75,8 @@ struct perf_cmd {
 	pcln_perf_space *space;
 	struct perf_tables tables;
 	pcln_perf_syms *kallsyms;
+	uint8_t *kallsyms_map;		/* the cached view's file, or NULL */
+	size_t kallsyms_maplen;
 	int kallsyms_tried, kernel_mismatch;
 	struct pmap *pmaps;
 	size_t npmaps, cappmaps;
@@ -82,6 +91,30 @@ struct perf_cmd {
 	size_t nof;
 	pcln_perf_frame uf[MAX_USER];
 	pclnrt_pccache cache;
+	/* The symbolized frames by table and pc (NSYMS, a power of two;
+	 * NULL: none); one sample's header (OB) and frames (FB) as text,
+	 * the frames' made as they are named. */
+	struct symo *syms;
+	struct obuf ob, fb;
+};
+
+/* A user frame symbolized: its file and line, and its inlined calls
+ * (names demangled), for the pc it was made for. */
+#define NSYMS		4096
+#define SYMO_CALLS	6	/* more inlined calls: not remembered */
+struct symo {
+	const pclnrt_table *t;		/* NULL: empty */
+	uint64_t pc;
+	const char *file;
+	int32_t line;
+	uint32_t n;
+	struct { const char *name, *file; int32_t line; } call[SYMO_CALLS];
+	/* the text of its lines, for run-time pc RPC in OBJECT (text
+	 * output only) */
+	uint64_t rpc;
+	const char *object;
+	struct obuf text;
+	int textok;
 };
 
 static void
@@ -245,46 +278,54 @@ kallsyms_name(struct perf_cmd *c, char *buf, size_t size)
 	return 0;
 }
 
-static char *
-kallsyms_cached(struct perf_cmd *c, size_t *len)
+/* The sorted symbols of the cache (a view over the file, mapped into
+ * C->kallsyms_map), or NULL (none yet, an older form, or damage: then
+ * they are made again). */
+static pcln_perf_syms *
+kallsyms_cached(struct perf_cmd *c)
 {
 	char path[4096];
+	uint8_t *buf;
+	size_t len;
+	pcln_perf_syms *s;
+	pcln_err err;
+	struct stat st;
+	int fd;
 
-	if (kallsyms_name(c, path, sizeof path) < 0)
+	if (kallsyms_name(c, path, sizeof path) < 0 ||
+	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
-	return slurp(path, len);
+	buf = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE |
+		    MAP_POPULATE, fd, 0);
+	close(fd);
+	if (buf == MAP_FAILED)
+		return NULL;
+	len = (size_t)st.st_size;
+	if ((s = pcln_perf_syms_sorted((const char *)buf, len, &err)) ==
+	    NULL) {
+		munmap(buf, len);
+		return NULL;
+	}
+	c->kallsyms_map = buf;
+	c->kallsyms_maplen = len;
+	return s;
 }
 
-/* Keep the text symbols of TEXT[0..LEN) (not when every address reads
- * as 0: kernel.kptr_restrict). */
+/* Keep the text symbols of S sorted, for the next run (not when every
+ * address reads as 0, kernel.kptr_restrict: the caller checks). */
 static void
-kallsyms_store(struct perf_cmd *c, const char *text, size_t len)
+kallsyms_store(struct perf_cmd *c, const pcln_perf_syms *s)
 {
 	char path[4096], *out;
-	const char *q, *e;
 	size_t n = 0;
-	int nonzero = 0;
 	pcln_err err;
 
 	if (kallsyms_name(c, path, sizeof path) < 0 ||
-	    (out = malloc(len + 1)) == NULL)
+	    (out = pcln_perf_syms_sorted_text(s, &n, &err)) == NULL)
 		return;
-	for (q = text; q < text + len; q = e + 1) {
-		const char *sp;
-
-		if ((e = memchr(q, '\n', (size_t)(text + len - q))) == NULL)
-			e = text + len;
-		if ((sp = memchr(q, ' ', (size_t)(e - q))) == NULL ||
-		    e - sp < 3 || strchr("tTwW", sp[1]) == NULL)
-			continue;
-		if (!nonzero && strspn(q, "0") < (size_t)(sp - q))
-			nonzero = 1;
-		memcpy(out + n, q, (size_t)(e - q));
-		n += (size_t)(e - q);
-		out[n++] = '\n';
-	}
-	if (nonzero)
-		(void)pcln_write_file_atomic(path, out, n, &err);
+	(void)pcln_write_file_atomic(path, out, n, &err);
 	free(out);
 }
 
@@ -322,16 +363,14 @@ load_kallsyms(struct perf_cmd *c)
 				return;
 			}
 		}
+		if ((c->kallsyms = kallsyms_cached(c)) != NULL)
+			return;
 	}
-	if (c->kallsyms_path == NULL &&
-	    (text = kallsyms_cached(c, &len)) != NULL)
-		;
-	else if ((text = slurp(path, &len)) == NULL) {
+	if ((text = slurp(path, &len)) == NULL) {
 		fprintf(stderr, "%s: perf: %s: cannot read: %s: kernel frames "
 		    "are not named\n", dump_prog, path, strerror(errno));
 		return;
-	} else if (c->kallsyms_path == NULL)
-		kallsyms_store(c, text, len);
+	}
 	c->kallsyms = pcln_perf_syms_kallsyms(text, len, &err);
 	free(text);
 	if (c->kallsyms != NULL && pcln_perf_syms_count(c->kallsyms) > 0 &&
@@ -343,7 +382,8 @@ load_kallsyms(struct perf_cmd *c)
 		    dump_prog, path);
 		pcln_perf_syms_free(c->kallsyms);
 		c->kallsyms = NULL;
-	}
+	} else if (c->kallsyms != NULL && c->kallsyms_path == NULL)
+		kallsyms_store(c, c->kallsyms);
 }
 
 static const pcln_perf_syms *
@@ -377,6 +417,121 @@ perf_map(struct perf_cmd *c, uint32_t pid)
 		free(text);
 	}
 	return m->syms;
+}
+
+/* --- text ------------------------------------------------------------ */
+
+/* Text is made in growable buffers, written with two fwrites a sample:
+ * the printf family costs more than the unwinding.  On no memory the
+ * text is cut (BAD; the output is short). */
+static int
+ob_room(struct obuf *o, size_t n)
+{
+	size_t cap = o->cap ? o->cap : 256;
+	char *b;
+
+	if (o->cap - o->len >= n)
+		return 0;
+	while (cap - o->len < n)
+		cap *= 2;
+	if ((b = realloc(o->b, cap)) == NULL) {
+		o->bad = 1;
+		return -1;
+	}
+	o->b = b;
+	o->cap = cap;
+	return 0;
+}
+
+static void
+ob_mem(struct obuf *o, const char *str, size_t n)
+{
+	if (ob_room(o, n) == 0) {
+		memcpy(o->b + o->len, str, n);
+		o->len += n;
+	}
+}
+
+#define ob_str(o, s)	ob_mem((o), (s), strlen(s))
+
+/* V in decimal (HEX 0) or hex, right-aligned in WIDTH with PAD (constant
+ * divisors: a division by a variable base costs more than a frame). */
+static void
+ob_num(struct obuf *o, uint64_t v, int hex, int width, char pad)
+{
+	char d[24];
+	int n = 0;
+
+	if (hex)
+		do {
+			d[n++] = "0123456789abcdef"[v & 0xf];
+			v >>= 4;
+		} while (v != 0);
+	else
+		do {
+			d[n++] = (char)('0' + v % 10);
+			v /= 10;
+		} while (v != 0);
+	if (ob_room(o, (size_t)(width > n ? width : n)) < 0)
+		return;
+	for (; width > n; width--)
+		o->b[o->len++] = pad;
+	while (n > 0)
+		o->b[o->len++] = d[--n];
+}
+
+/* Frame I of the sample as perf script prints it:
+ * "\t%16x NAME+0xOFF (DSO)\n", "\t%16x NAME (inlined)\n". */
+static void
+format_frame(struct perf_cmd *c, struct obuf *o, size_t i)
+{
+	const struct oframe *f = &c->of[i];
+
+	ob_mem(o, "\t", 1);
+	ob_num(o, c->ofpc[i], 1, 16, ' ');
+	ob_mem(o, " ", 1);
+	if (f->kind == FK_INLINE) {
+		ob_str(o, f->name);
+		ob_str(o, " (inlined)\n");
+		return;
+	}
+	if (f->kind == FK_UNKNOWN)
+		ob_str(o, "[unknown]");
+	else {
+		ob_str(o, f->name);
+		ob_str(o, "+0x");
+		ob_num(o, c->ofoff[i], 1, 0, ' ');
+	}
+	ob_str(o, " (");
+	ob_str(o, c->ofdso[i] != NULL ? c->ofdso[i] : "[unknown]");
+	ob_str(o, ")\n");
+}
+
+/* The text of frames C->of[FIRST..] (one user frame FR and its inlined
+ * calls) into C->fb: from S, which keeps it for FR's pc and object (made
+ * now if it has none: made once for each pc, copied for each sample), or
+ * made here if S is NULL. */
+static void
+frame_text(struct perf_cmd *c, struct symo *s, const pcln_perf_frame *fr,
+    size_t first)
+{
+	size_t k;
+
+	if (s != NULL && (!s->textok || s->rpc != fr->lookup ||
+	    s->object != fr->object)) {
+		s->text.len = 0;
+		s->text.bad = 0;
+		for (k = first; k < c->nof; k++)
+			format_frame(c, &s->text, k);
+		s->rpc = fr->lookup;
+		s->object = fr->object;
+		s->textok = !s->text.bad;
+	}
+	if (s != NULL && s->textok)
+		ob_mem(&c->fb, s->text.b, s->text.len);
+	else
+		for (k = first; k < c->nof; k++)
+			format_frame(c, &c->fb, k);
 }
 
 /* --- frames ---------------------------------------------------------- */
@@ -439,6 +594,27 @@ push(struct perf_cmd *c, const char *name, int kind, const char *file,
 	c->ofoff[c->nof] = off;
 	c->ofdso[c->nof] = dso;
 	c->nof++;
+	if (c->fl == NULL && !c->defer)
+		format_frame(c, &c->fb, c->nof - 1);
+}
+
+/* Symbolize F at link-time pc LINK into *S: file, line and inlined
+ * calls (at most MAX, innermost first, names demangled). */
+static void
+symbolize(struct perf_cmd *c, const pclnrt_func *f, uint64_t link,
+    struct symo *s, pclnrt_inlcall *calls, size_t max)
+{
+	size_t n = 0, i;
+
+	s->file = NULL;
+	s->line = 0;
+	(void)pclnrt_funcline_cached(f, link, &s->file, &s->line, &c->cache);
+	if (!c->no_inline)
+		(void)pclnrt_inline(f, link, calls, max, &n);
+	for (i = 0; i < n; i++)
+		if (calls[i].name != NULL)
+			calls[i].name = demangled(c, calls[i].name);
+	s->n = (uint32_t)n;
 }
 
 static void
@@ -476,25 +652,56 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 		/* As perf script prints a return address: the call's
 		 * address (pc - 1), its offset from there. */
 		uint64_t off = fr->lookup - (fr->func.entry + fr->bias);
-		const char *file = NULL;
-		int32_t line = 0;
-		size_t n = 0, i;
+		struct symo one, *s = &one;
+		const char *file;
+		int32_t line;
+		size_t i, first = c->nof;
 
-		(void)pclnrt_funcline_cached(&fr->func, link, &file, &line,
-		    &c->cache);
-		if (!c->no_inline)
-			(void)pclnrt_inline(&fr->func, link, calls,
-			    MAX_INLINE, &n);
-		for (i = 0; i < n; i++) {
-			push(c, calls[i].name != NULL ? demangled(c,
-			    calls[i].name) : "[unknown]", FK_INLINE, file, line, fr->lookup,
-			    off, NULL);
+		/* A profile names the same pcs sample after sample: each
+		 * (table, pc) is symbolized once while it stays in its
+		 * slot. */
+		if (c->syms != NULL) {
+			s = &c->syms[((link ^ (uintptr_t)fr->func.t >> 4) *
+			    UINT64_C(0x9e3779b97f4a7c15)) >> 32 & (NSYMS - 1)];
+			if (s->t != fr->func.t || s->pc != link) {
+				s->t = NULL;
+				s->textok = 0;
+				symbolize(c, &fr->func, link, s, calls,
+				    MAX_INLINE);
+				if (s->n <= SYMO_CALLS) {
+					for (i = 0; i < s->n; i++) {
+						s->call[i].name = calls[i].name;
+						s->call[i].file = calls[i].file;
+						s->call[i].line = calls[i].line;
+					}
+					s->t = fr->func.t;
+					s->pc = link;
+				}
+			} else
+				for (i = 0; i < s->n; i++) {
+					calls[i].name = s->call[i].name;
+					calls[i].file = s->call[i].file;
+					calls[i].line = s->call[i].line;
+				}
+		} else
+			symbolize(c, &fr->func, link, s, calls, MAX_INLINE);
+		file = s->file;
+		line = s->line;
+		c->defer = 1;	/* the lines are made below, at once */
+		for (i = 0; i < s->n; i++) {
+			push(c, calls[i].name != NULL ? calls[i].name :
+			    "[unknown]", FK_INLINE, file, line, fr->lookup, off,
+			    NULL);
 			file = calls[i].file;
 			line = calls[i].line;
 			c->st.frames_inline++;
 		}
 		push(c, fr->func.name != NULL ? demangled(c, fr->func.name) :
 		    "[unknown]", FK_USER, file, line, fr->lookup, off, fr->object);
+		c->defer = 0;
+		if (c->fl == NULL)
+			frame_text(c, s != &one && s->t != NULL &&
+			    c->nof - first == s->n + 1 ? s : NULL, fr, first);
 		return;
 	}
 	if (fr->where == PCLN_PERF_IN_STUB) {
@@ -525,8 +732,6 @@ static void
 print_sample(struct perf_cmd *c, const pcln_perf_event *ev,
     const char *comm)
 {
-	FILE *o = c->out;
-	size_t i;
 	uint64_t period = ev->u.sample.period;
 
 	/* Without PERIOD in the samples the period is the attribute's
@@ -534,24 +739,23 @@ print_sample(struct perf_cmd *c, const pcln_perf_event *ev,
 	if (ev->attr != NULL && !(ev->attr->sample_type &
 	    PCLN_PERF_SAMPLE_PERIOD) && !ev->attr->freq)
 		period = ev->attr->sample_period;
-	fprintf(o, "%s %5u %5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n",
-	    comm, ev->tid, ev->time / 1000000000u,
-	    ev->time % 1000000000u / 1000u, period, c->evname);
-	for (i = 0; i < c->nof; i++) {
-		const struct oframe *f = &c->of[i];
-
-		if (f->kind == FK_INLINE)
-			fprintf(o, "\t%16" PRIx64 " %s (inlined)\n",
-			    c->ofpc[i], f->name);
-		else if (f->kind == FK_UNKNOWN)
-			fprintf(o, "\t%16" PRIx64 " [unknown] (%s)\n",
-			    c->ofpc[i], c->ofdso[i]);
-		else
-			fprintf(o, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n",
-			    c->ofpc[i], f->name, c->ofoff[i],
-			    c->ofdso[i] != NULL ? c->ofdso[i] : "[unknown]");
-	}
-	fputc('\n', o);
+	c->ob.len = 0;
+	ob_str(&c->ob, comm);
+	ob_mem(&c->ob, " ", 1);
+	ob_num(&c->ob, ev->tid, 0, 5, ' ');
+	ob_mem(&c->ob, " ", 1);
+	ob_num(&c->ob, ev->time / 1000000000u, 0, 5, ' ');
+	ob_mem(&c->ob, ".", 1);
+	ob_num(&c->ob, ev->time % 1000000000u / 1000u, 0, 6, '0');
+	ob_mem(&c->ob, ": ", 2);
+	ob_num(&c->ob, period, 0, 10, ' ');
+	ob_mem(&c->ob, " ", 1);
+	ob_str(&c->ob, c->evname);
+	ob_mem(&c->ob, ": \n", 3);
+	/* The frames' lines were made as they were named. */
+	ob_mem(&c->fb, "\n", 1);
+	(void)fwrite(c->ob.b, 1, c->ob.len, c->out);
+	(void)fwrite(c->fb.b, 1, c->fb.len, c->out);
 }
 
 static int
@@ -571,6 +775,7 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 
 	c->st.samples++;
 	c->nof = 0;
+	c->fb.len = 0;
 	/* The call chain: kernel entries, and in -g mode the user ones. */
 	if (have_chain) {
 		for (i = 0; i < ev->u.sample.nr; i++) {
@@ -964,6 +1169,7 @@ dump_perf(int argc, char **argv)
 		goto out;
 	}
 	pclnrt_pccache_init(&c->cache);
+	c->syms = calloc(NSYMS, sizeof *c->syms);	/* NULL: no memo */
 	event_name(c);
 	if ((c->folded || c->svg != NULL) && (c->fl = flame_new()) == NULL) {
 		dump_error("perf: out of memory");
@@ -1057,12 +1263,19 @@ out:
 		pcln_perf_space_free(c->space);
 	dump_perf_tables_free(&c->tables);
 	pcln_perf_syms_free(c->kallsyms);
+	if (c->kallsyms_map != NULL)
+		munmap(c->kallsyms_map, c->kallsyms_maplen);
 	for (size_t i = 0; i < c->npmaps; i++)
 		pcln_perf_syms_free(c->pmaps[i].syms);
 	free(c->pmaps);
 	for (size_t i = 0; i < c->capdem; i++)
 		free(c->dem[i].own);
 	free(c->dem);
+	for (size_t k = 0; c->syms != NULL && k < NSYMS; k++)
+		free(c->syms[k].text.b);
+	free(c->syms);
+	free(c->ob.b);
+	free(c->fb.b);
 	pcln_perf_close(c->p);
 	if (buf != NULL)
 		munmap(buf, len);

@@ -287,6 +287,21 @@ void pcln_perf_syms_free(pcln_perf_syms *s);
  * core kernel, and in map files); NULL if none.  O(log n). */
 const char *pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr,
     uint64_t *start, const char **module);
+/* Reading and parsing a kallsyms of 120,000 lines costs more than
+ * unwinding thousands of samples, where a profile names a few hundred
+ * kernel addresses.  pcln_perf_syms_sorted_text writes what a parsed
+ * kallsyms S kept (one symbol per address, sorted; malloc'd, length in
+ * *LEN) under a header line holding the byte count and the xxh64 of the
+ * rest; pcln_perf_syms_sorted reads such a text without parsing it: each
+ * find is a binary search over its lines, copying only the names found.
+ * TEXT is not copied and must stay unchanged until the view is freed; a
+ * text whose header, length or hash is wrong is refused (PCLN_EHEADER,
+ * PCLN_ECHECKSUM).  A view's find answers as the parsed table's did and
+ * changes the view (the names it copies): one thread at a time. */
+char *pcln_perf_syms_sorted_text(const pcln_perf_syms *s, size_t *len,
+    pcln_err *err);
+pcln_perf_syms *pcln_perf_syms_sorted(const char *text, size_t len,
+    pcln_err *err);
 /* Symbols read, lines skipped. */
 size_t pcln_perf_syms_count(const pcln_perf_syms *s);
 size_t pcln_perf_syms_bad(const pcln_perf_syms *s);

@@ -12,11 +12,12 @@
  * skipped and counted.
  */
 #include <ctype.h>
-#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "perf_internal.h"
+#include "pclnrt.h"	/* pclnrt_xxh64 */
 
 struct sym {
 	uint64_t start, size;		/* size 0: to the next symbol */
@@ -30,23 +31,48 @@ struct pcln_perf_syms {
 	struct sym *v;
 	size_t n, bad;
 	int sized;			/* map file */
+	/* A sorted view (pcln_perf_syms_sorted): VIEW[0..VLEN), its lines
+	 * read at lookup; the names found so far, by line offset (NAMES,
+	 * NNAMES of CAPNAMES slots, a power of two). */
+	const char *view;
+	size_t vlen;
+	struct vname { size_t off; char *name, *module; } *names;
+	size_t nnames, capnames;
 };
 
-/* A hex number (optional 0x) at *S; advances *S.  0 or -1. */
+/* The first line of a sorted symbol text: the symbol count, the byte
+ * count of the lines after it and their xxh64, in hex, fixed-width. */
+#define SORTED_MAGIC	"# pcln sorted kallsyms 1 "
+
+/* A hex number (optional 0x) at *S; advances *S.  0 or -1 (no digit, or
+ * more than 64 bits).  By hand: strtoull costs more than the rest of a
+ * kallsyms line together. */
 static int
 gethex(char **s, uint64_t *v)
 {
-	char *q = *s, *end;
-	unsigned long long x;
+	const unsigned char *q = (const unsigned char *)*s;
+	uint64_t x = 0;
+	size_t n = 0;
 
-	if (!isxdigit((unsigned char)q[0]))
-		return -1;
-	errno = 0;
-	x = strtoull(q, &end, 16);
-	if (errno != 0 || end == q)
+	if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && isxdigit(q[2]))
+		q += 2;
+	for (;; n++) {
+		unsigned d = q[n];
+
+		if (d - '0' <= 9)
+			d -= '0';
+		else if ((d | 0x20) - 'a' <= 5)
+			d = (d | 0x20) - 'a' + 10;
+		else
+			break;
+		if (x >> 60 != 0)
+			return -1;
+		x = x << 4 | d;
+	}
+	if (n == 0)
 		return -1;
 	*v = x;
-	*s = end;
+	*s = (char *)(uintptr_t)(q + n);
 	return 0;
 }
 
@@ -160,7 +186,10 @@ skip:
 next:
 		q = eol + 1;
 	}
-	if (s->n > 0)
+	/* /proc/kallsyms comes sorted: sort only what is not. */
+	for (i = 1; i < s->n && s->v[i - 1].start <= s->v[i].start; i++)
+		;
+	if (i < s->n)
 		qsort(s->v, s->n, sizeof *s->v, cmp_sym);
 	if (!sized) {
 		/* One symbol per address: the best alias. */
@@ -191,11 +220,214 @@ pcln_perf_syms_map(const char *text, size_t len, pcln_err *err)
 void
 pcln_perf_syms_free(pcln_perf_syms *s)
 {
+	size_t i;
+
 	if (s == NULL)
 		return;
+	for (i = 0; i < s->capnames; i++) {
+		free(s->names[i].name);
+		free(s->names[i].module);
+	}
+	free(s->names);
 	free(s->text);
 	free(s->v);
 	free(s);
+}
+
+char *
+pcln_perf_syms_sorted_text(const pcln_perf_syms *s, size_t *lenp,
+    pcln_err *err)
+{
+	size_t i, cap = 64, n, k;
+	uint64_t h;
+	char *out, *body;
+
+	if (s->sized || s->view != NULL) {
+		pclni_seterr(err, PCLN_EINVAL, -1, "not a parsed kallsyms");
+		return NULL;
+	}
+	for (i = 0; i < s->n; i++)
+		cap += 16 + 3 + strlen(s->v[i].name) + 1 + (s->v[i].module ?
+		    1 + strlen(s->v[i].module) : 0);
+	/* The body first, after room for the header line (fixed width). */
+	k = sizeof SORTED_MAGIC - 1 + 3 * 17;
+	if ((out = malloc(k + cap + 1)) == NULL) {
+		pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+		return NULL;
+	}
+	body = out + k;
+	for (i = 0, n = 0; i < s->n; i++) {
+		const struct sym *y = &s->v[i];
+		int j;
+
+		for (j = 15; j >= 0; j--)
+			body[n++] = "0123456789abcdef"[(y->start >> (4 * j)) &
+			    0xf];
+		body[n++] = ' ';
+		body[n++] = y->type;
+		body[n++] = ' ';
+		memcpy(body + n, y->name, strlen(y->name));
+		n += strlen(y->name);
+		if (y->module != NULL) {
+			body[n++] = '\t';
+			memcpy(body + n, y->module, strlen(y->module));
+			n += strlen(y->module);
+		}
+		body[n++] = '\n';
+	}
+	h = pclnrt_xxh64(body, n, 0);	/* before snprintf's NUL lands */
+	snprintf(out, k + 1, SORTED_MAGIC "%016zx %016zx %016llx", s->n, n,
+	    (unsigned long long)h);
+	out[k - 1] = '\n';
+	*lenp = k + n;
+	return out;
+}
+
+pcln_perf_syms *
+pcln_perf_syms_sorted(const char *text, size_t len, pcln_err *err)
+{
+	size_t k = sizeof SORTED_MAGIC - 1 + 3 * 17;
+	uint64_t count, n, h;
+	char *q;
+	pcln_perf_syms *s;
+
+	if (len < k || memcmp(text, SORTED_MAGIC, sizeof SORTED_MAGIC - 1) !=
+	    0 || text[k - 1] != '\n') {
+		pclni_seterr(err, PCLN_EHEADER, 0, "sorted symbols: no "
+		    "header line \"%s\"", SORTED_MAGIC);
+		return NULL;
+	}
+	/* "MAGIC %016x %016x %016x\n" */
+	q = (char *)(uintptr_t)(text + sizeof SORTED_MAGIC - 1);
+	if (gethex(&q, &count) < 0 || *q++ != ' ' || gethex(&q, &n) < 0 ||
+	    *q++ != ' ' || gethex(&q, &h) < 0 || q != text + k - 1) {
+		pclni_seterr(err, PCLN_EHEADER, 0, "sorted symbols: bad "
+		    "header line");
+		return NULL;
+	}
+	if (n != len - k || pclnrt_xxh64(text + k, len - k, 0) != h) {
+		pclni_seterr(err, PCLN_ECHECKSUM, (int64_t)k, "sorted symbols: "
+		    "%zu bytes after the header, with a hash other than its "
+		    "header's (header: %llu bytes)", len - k,
+		    (unsigned long long)n);
+		return NULL;
+	}
+	if ((s = calloc(1, sizeof *s)) == NULL) {
+		pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+		return NULL;
+	}
+	s->n = (size_t)count;
+	s->view = text + k;
+	s->vlen = len - k;
+	return s;
+}
+
+/* The address of the view's line at OFF, or UINT64_MAX if it has none
+ * (damage: such a line sorts last, so every search stays bounded). */
+static uint64_t
+view_addr(const pcln_perf_syms *s, size_t off)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = off; i < s->vlen && i - off < 16; i++) {
+		unsigned d = (unsigned char)s->view[i];
+
+		if (d - '0' <= 9)
+			d -= '0';
+		else if (d - 'a' <= 5)
+			d = d - 'a' + 10;
+		else
+			break;
+		v = v << 4 | d;
+	}
+	return i > off && i < s->vlen && s->view[i] == ' ' ? v : UINT64_MAX;
+}
+
+/* The name (and module) of the view's line at OFF, copied once. */
+static struct vname *
+view_name(pcln_perf_syms *s, size_t off)
+{
+	const char *l = s->view + off, *e, *nm, *tab;
+	size_t mask, i;
+	struct vname *v;
+
+	if (2 * (s->nnames + 1) > s->capnames) {
+		size_t ncap = s->capnames ? 2 * s->capnames : 64, j;
+		struct vname *nv = calloc(ncap, sizeof *nv);
+
+		if (nv == NULL)
+			return NULL;
+		for (j = 0; j < s->capnames; j++) {
+			if (s->names[j].name == NULL)
+				continue;
+			i = (s->names[j].off * 0x9e3779b97f4a7c15u >> 32) &
+			    (ncap - 1);
+			while (nv[i].name != NULL)
+				i = (i + 1) & (ncap - 1);
+			nv[i] = s->names[j];
+		}
+		free(s->names);
+		s->names = nv;
+		s->capnames = ncap;
+	}
+	mask = s->capnames - 1;
+	for (i = (off * 0x9e3779b97f4a7c15u >> 32) & mask;
+	    s->names[i].name != NULL; i = (i + 1) & mask)
+		if (s->names[i].off == off)
+			return &s->names[i];
+	v = &s->names[i];
+	if ((e = memchr(l, '\n', s->vlen - off)) == NULL)
+		e = s->view + s->vlen;
+	/* "ADDR T NAME[\tMODULE]" */
+	nm = l + 17 + 2 <= e ? l + 19 : e;
+	if ((tab = memchr(nm, '\t', (size_t)(e - nm))) == NULL)
+		tab = e;
+	if ((v->name = strndup(nm, (size_t)(tab - nm))) == NULL)
+		return NULL;
+	v->module = tab < e ? strndup(tab + 1, (size_t)(e - tab - 1)) : NULL;
+	v->off = off;
+	s->nnames++;
+	return v;
+}
+
+/* pcln_perf_syms_find in a sorted view: the last line at or below ADDR,
+ * by halving the byte range (each probe reads one line). */
+static const char *
+view_find(pcln_perf_syms *s, uint64_t addr, uint64_t *start,
+    const char **module)
+{
+	size_t lo = 0, hi = s->vlen, best = SIZE_MAX, mid, ls;
+	const char *nl;
+	struct vname *v;
+	uint64_t a, bestaddr = 0;
+
+	/* LO is a line start; the answer's line starts in [LO, HI) or is
+	 * BEST. */
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		for (ls = mid; ls > lo && s->view[ls - 1] != '\n'; ls--)
+			;
+		if ((a = view_addr(s, ls)) <= addr) {
+			best = ls;
+			bestaddr = a;
+			nl = memchr(s->view + ls, '\n', s->vlen - ls);
+			lo = nl != NULL ? (size_t)(nl - s->view) + 1 : s->vlen;
+		} else
+			hi = ls;
+	}
+	if (best == SIZE_MAX)
+		return NULL;
+	/* Past the last symbol: unknown (as parsed tables answer). */
+	if (lo >= s->vlen && addr - bestaddr >= 0x100000)
+		return NULL;
+	if ((v = view_name(s, best)) == NULL)
+		return NULL;
+	if (start != NULL)
+		*start = bestaddr;
+	if (module != NULL)
+		*module = v->module;
+	return v->name;
 }
 
 const char *
@@ -205,6 +437,9 @@ pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr, uint64_t *start,
 	size_t lo = 0, hi = s->n;
 	const struct sym *y;
 
+	if (s->view != NULL)
+		return view_find((pcln_perf_syms *)(uintptr_t)s, addr, start,
+		    module);
 	/* The last symbol starting at or below ADDR. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;

@@ -1,0 +1,201 @@
+/* check_perfsyms.c -- lib/perf's kernel symbol tables: a sorted view
+ * (pcln_perf_syms_sorted over pcln_perf_syms_sorted_text) answers every
+ * address as the parsed kallsyms it was written from, and damage to the
+ * text is refused.
+ *
+ * The kallsyms texts are made here: aliases at one address (perf's
+ * choice of name), module symbols ("name\t[mod]"), data symbols (not
+ * kept), lines that do not parse, lines out of order; and 3,000 random
+ * symbols.  Every symbol's start, the bytes around it, the gaps, 0 and
+ * past the last symbol are looked up in both.
+ */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcln_perf.h"
+
+static const char small[] =
+    "ffffffff81000000 T _text\n"
+    "ffffffff81000000 T startup_64\n"
+    "ffffffff81000000 t __startup_64\n"
+    "ffffffff81000100 W weak_one\n"
+    "ffffffff81000100 T strong_one\n"
+    "ffffffff81000200 d some_data\n"
+    "ffffffff81000300 t a_local\n"
+    "not a line\n"
+    "ffffffff81000250 T out_of_order\n"
+    "ffffffff81000400 T x\n"
+    "ffffffff81000400 T longer_name\n"
+    "ffffffffc0000000 t mod_fn\t[kvm]\n"
+    "ffffffffc0000100 T mod_fn2\t[kvm_intel]\n"
+    "ffffffffc0000200 T no_module\tnot-a-module\n";
+
+static uint64_t
+lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ull + 1442695040888963407ull;
+	return *s >> 11;
+}
+
+/* Both answer ADDR alike. */
+static void
+same(const pcln_perf_syms *a, const pcln_perf_syms *b, uint64_t addr)
+{
+	uint64_t sa = 1, sb = 2;
+	const char *ma = "x", *mb = "y";
+	const char *na = pcln_perf_syms_find(a, addr, &sa, &ma);
+	const char *nb = pcln_perf_syms_find(b, addr, &sb, &mb);
+
+	if (na == NULL || nb == NULL) {
+		ck_assert_msg(na == nb, "%#llx: %s vs %s",
+		    (unsigned long long)addr, na ? na : "-", nb ? nb : "-");
+		return;
+	}
+	ck_assert_str_eq(na, nb);
+	ck_assert_uint_eq(sa, sb);
+	if (ma == NULL || mb == NULL)
+		ck_assert_ptr_eq(ma, mb);
+	else
+		ck_assert_str_eq(ma, mb);
+}
+
+/* Parse TEXT, write it sorted, view that; compare at many addresses;
+ * refuse damaged copies. */
+static void
+roundtrip(const char *text, size_t len, uint64_t seed)
+{
+	pcln_err err;
+	pcln_perf_syms *p = pcln_perf_syms_kallsyms(text, len, &err), *v;
+	char *out;
+	size_t n, i;
+	uint64_t a;
+
+	ck_assert_ptr_nonnull(p);
+	out = pcln_perf_syms_sorted_text(p, &n, &err);
+	ck_assert_ptr_nonnull(out);
+	v = pcln_perf_syms_sorted(out, n, &err);
+	ck_assert_msg(v != NULL, "%s", err.msg);
+	ck_assert_uint_eq(pcln_perf_syms_count(v), pcln_perf_syms_count(p));
+	/* A view is no parsed table: it is not written again. */
+	ck_assert_ptr_null(pcln_perf_syms_sorted_text(v, &i, &err));
+	same(p, v, 0);
+	same(p, v, UINT64_MAX);
+	for (i = 0; i < len; i++) {
+		/* each line's address, and around it */
+		if (i > 0 && text[i - 1] != '\n')
+			continue;
+		a = strtoull(text + i, NULL, 16);
+		same(p, v, a);
+		same(p, v, a - 1);
+		same(p, v, a + 1);
+		same(p, v, a + 0xfffff);
+		same(p, v, a + 0x100000);
+		same(p, v, a + 0x100001);
+	}
+	for (i = 0; i < 20000; i++) {
+		a = 0xffffffff81000000ull + lcg(&seed) % 0x3f000000ull;
+		same(p, v, a);
+	}
+	/* Twice: the view's copied names are found again. */
+	same(p, v, 0xffffffff81000000ull);
+	pcln_perf_syms_free(v);
+	/* Damage: a byte of the body, the header, the length. */
+	{
+		char *d = malloc(n);
+		pcln_err e2;
+
+		ck_assert_ptr_nonnull(d);
+		memcpy(d, out, n);
+		d[n - 2] ^= 1;
+		ck_assert_ptr_null(pcln_perf_syms_sorted(d, n, &e2));
+		ck_assert_int_eq(e2.code, PCLN_ECHECKSUM);
+		memcpy(d, out, n);
+		ck_assert_ptr_null(pcln_perf_syms_sorted(d, n - 1, &e2));
+		ck_assert_int_eq(e2.code, PCLN_ECHECKSUM);
+		d[2] = 'q';
+		ck_assert_ptr_null(pcln_perf_syms_sorted(d, n, &e2));
+		ck_assert_int_eq(e2.code, PCLN_EHEADER);
+		memcpy(d, out, n);
+		d[30] = 'z';
+		ck_assert_ptr_null(pcln_perf_syms_sorted(d, n, &e2));
+		ck_assert_int_eq(e2.code, PCLN_EHEADER);
+		ck_assert_ptr_null(pcln_perf_syms_sorted(d, 10, &e2));
+		/* Raw kallsyms is no sorted text. */
+		ck_assert_ptr_null(pcln_perf_syms_sorted(text, len, &e2));
+		free(d);
+	}
+	free(out);
+	pcln_perf_syms_free(p);
+}
+
+START_TEST(test_small)
+{
+	pcln_err err;
+	pcln_perf_syms *p;
+	uint64_t start;
+	const char *mod;
+
+	/* What the parsed table answers (the view must answer the same). */
+	p = pcln_perf_syms_kallsyms(small, sizeof small - 1, &err);
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(pcln_perf_syms_find(p, 0xffffffff81000010ull,
+	    &start, &mod), "startup_64");
+	ck_assert_uint_eq(start, 0xffffffff81000000ull);
+	ck_assert_ptr_null(mod);
+	ck_assert_str_eq(pcln_perf_syms_find(p, 0xffffffff81000100ull, NULL,
+	    NULL), "strong_one");
+	ck_assert_str_eq(pcln_perf_syms_find(p, 0xffffffff81000260ull, NULL,
+	    NULL), "out_of_order");
+	ck_assert_str_eq(pcln_perf_syms_find(p, 0xffffffff81000400ull, NULL,
+	    NULL), "longer_name");
+	ck_assert_str_eq(pcln_perf_syms_find(p, 0xffffffffc0000150ull, NULL,
+	    &mod), "mod_fn2");
+	ck_assert_str_eq(mod, "[kvm_intel]");
+	pcln_perf_syms_free(p);
+	roundtrip(small, sizeof small - 1, 1);
+}
+END_TEST
+
+START_TEST(test_random)
+{
+	static const char types[] = "tTwWdb";
+	uint64_t seed = 7, a = 0xffffffff81000000ull;
+	size_t cap = 3000 * 64, n = 0;
+	char *t = malloc(cap);
+	int i;
+
+	ck_assert_ptr_nonnull(t);
+	for (i = 0; i < 3000; i++) {
+		uint64_t r = lcg(&seed);
+
+		if (r % 7 != 0)		/* aliases: the same address */
+			a += 1 + r % 0x400;
+		n += (size_t)snprintf(t + n, cap - n, "%016llx %c f%d_%s%s\n",
+		    (unsigned long long)a, types[r % 6], i,
+		    r % 3 ? "" : "__x", r % 11 ? "" : "\t[m]");
+	}
+	roundtrip(t, n, 3);
+	free(t);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("perf syms");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, test_small);
+	tcase_add_test(tc, test_random);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}
