@@ -142,6 +142,7 @@ typedef struct pclnrt_func {
 	/* private */
 	const pclnrt_table *t;
 	uint32_t funcoff, npcdata, nfuncdata;
+	/* (a new field: copy it in traceback.c's funccopy too) */
 } pclnrt_func;
 
 /* Find the function of T whose code [entry, end) holds link-time PC:
@@ -243,19 +244,23 @@ int pclnrt_funcline_cached(const pclnrt_func *f, uint64_t pc,
 
 /* A profiler unwinds the same return addresses in sample after sample,
  * far more of them than a pc-value cache of PCLNRT_PCCACHE_SIZE rows
- * holds.  A step cache remembers, per table and link-time pc, what
- * pclnrt_traceback looks up for one frame once it has found the
- * function: the file and line, the sp delta (and the status of its
- * lookup), the CFA rule and the frame-pointer save slot.  It is
- * direct-mapped over NENT entries (a power of two) in the caller's
- * storage ENT: nothing is allocated and nothing locked, and a cache
- * belongs to one thread at a time.  Like the pc-value cache it is keyed
- * by the table handle's address: initialise it again when a table it has
- * seen is initialised again, goes away or its blob changes.  A hit gives
- * exactly the values the lookups would, on any blob. */
+ * holds.  A step cache remembers, per run-time pc, all that
+ * pclnrt_traceback looks up for one frame: the module and function, the
+ * file and line, the sp delta (and the status of its lookup), the CFA
+ * rule and the frame-pointer save slot.  It is direct-mapped over NENT
+ * entries (a power of two) in the caller's storage ENT: nothing is
+ * allocated and nothing locked, and a cache belongs to one thread at a
+ * time.  An entry is keyed by the registry and its generation too, so
+ * one made before a module was registered or removed never hits; a
+ * walk takes the generation once, at its start.  Like the pc-value
+ * cache, initialise it again if a registered module's blob is changed
+ * in place.  A hit gives exactly the frame the lookups would. */
 typedef struct pclnrt_stepcache_ent {
-	const pclnrt_table *t;		/* NULL: empty */
-	uint64_t pc;			/* link-time pc looked up */
+	const struct pclnrt_registry *reg; /* NULL: empty */
+	size_t gen;			/* REG's generation */
+	uint64_t look;			/* run-time pc looked up */
+	const struct pclnrt_module *module;
+	pclnrt_func func;
 	const char *file;
 	int32_t line, spdelta, cfarule, fpsave;
 	int32_t sprc;			/* the pcsp lookup's status */

@@ -60,12 +60,8 @@ pclnrt_stepcache_init(pclnrt_stepcache *c, pclnrt_stepcache_ent *ent,
 	if (c == NULL || ent == NULL || nent == 0 || (nent & (nent - 1)) != 0)
 		return PCLNRT_BADARG;
 	for (k = 0; k < nent; k++) {
-		ent[k].t = NULL;
-		ent[k].pc = 0;
-		ent[k].file = NULL;
-		ent[k].line = ent[k].spdelta = ent[k].cfarule = 0;
-		ent[k].fpsave = ent[k].sprc = 0;
-		ent[k].usefp = 0;
+		ent[k].reg = NULL;
+		ent[k].look = 0;
 	}
 	c->ent = ent;
 	c->mask = (uint64_t)nent - 1;
@@ -73,13 +69,28 @@ pclnrt_stepcache_init(pclnrt_stepcache *c, pclnrt_stepcache_ent *ent,
 	return PCLNRT_OK;
 }
 
-/* The step cache's slot of table T's link-time PC (Fibonacci hashing;
- * the table's address spreads tables that share pcs). */
-static uint64_t
-stephash(const pclnrt_table *t, uint64_t pc)
+/* *D = *S field by field: a struct assignment may become a call to
+ * memcpy, which the runtime does not have. */
+static void
+funccopy(pclnrt_func *d, const pclnrt_func *s)
 {
-	return ((pc ^ ((uint64_t)(uintptr_t)t >> 4)) *
-	    UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+	d->name = s->name;
+	d->entry = s->entry;
+	d->end = s->end;
+	d->args = s->args;
+	d->frame = s->frame;
+	d->index = s->index;
+	d->t = s->t;
+	d->funcoff = s->funcoff;
+	d->npcdata = s->npcdata;
+	d->nfuncdata = s->nfuncdata;
+}
+
+/* The step cache's slot of run-time PC (Fibonacci hashing). */
+static uint64_t
+stephash(uint64_t pc)
+{
+	return (pc * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
 }
 
 size_t
@@ -93,6 +104,7 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	int32_t cfarule, fpsave, sprc;
 	pclnrt_stepcache *steps;
 	pclnrt_stepcache_ent *se;
+	size_t gen;
 
 	if (w == NULL || w->modules == NULL || (frames == NULL && max > 0) ||
 	    (w->ptrsize != 4 && w->ptrsize != 8) ||
@@ -109,6 +121,10 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	fp = w->fp & mask;
 	steps = (w->flags & PCLNRT_TB_STEPS) && w->steps != NULL &&
 	    w->steps->ent != NULL ? w->steps : NULL;
+	/* The registry as this walk finds it: an entry made under another
+	 * generation (a module registered or removed since) never hits. */
+	gen = steps != NULL ? atomic_load(&((pclnrt_registry *)(uintptr_t)
+	    w->modules)->generation) : 0;
 	for (;;) {
 		if (retaddr && pc == 0) {
 			stop = PCLNRT_STOP_END;
@@ -120,22 +136,13 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		}
 		fr = &frames[n];
 		look = retaddr ? pc - 1 : pc;
-		if (pclnrt_registry_findfunc(w->modules, look, &fr->module,
-		    &fr->func) != PCLNRT_OK) {
-			stop = PCLNRT_STOP_UNKNOWN_PC;
-			break;
-		}
-		link = look - fr->module->bias;
-		fr->pc = pc;
-		fr->sp = sp;
-		fr->entry = fr->func.entry + fr->module->bias;
-		fr->off = pc - fr->entry;
-		n++;
-		se = steps != NULL ? &steps->ent[stephash(fr->func.t, link) &
+		se = steps != NULL ? &steps->ent[stephash(look) &
 		    steps->mask] : NULL;
-		if (se != NULL && se->t == fr->func.t && se->pc == link &&
-		    se->usefp == (uint32_t)usefp) {
+		if (se != NULL && se->reg == w->modules && se->gen == gen &&
+		    se->look == look && se->usefp == (uint32_t)usefp) {
 			steps->hits++;
+			fr->module = se->module;
+			funccopy(&fr->func, &se->func);
 			fr->file = se->file;
 			fr->line = se->line;
 			fr->spdelta = se->spdelta;
@@ -143,6 +150,12 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 			fpsave = se->fpsave;
 			sprc = se->sprc;
 		} else {
+			if (pclnrt_registry_findfunc(w->modules, look,
+			    &fr->module, &fr->func) != PCLNRT_OK) {
+				stop = PCLNRT_STOP_UNKNOWN_PC;
+				break;
+			}
+			link = look - fr->module->bias;
 			(void)pclnrt_funcline_cached(&fr->func, link,
 			    &fr->file, &fr->line, w->cache);
 			cfarule = fpsave = 0;
@@ -158,9 +171,12 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 			    link, &fr->spdelta, w->cache);
 			if (se != NULL) {
 				steps->misses++;
-				se->t = fr->func.t;
-				se->pc = link;
+				se->reg = w->modules;
+				se->gen = gen;
+				se->look = look;
 				se->usefp = (uint32_t)usefp;
+				se->module = fr->module;
+				funccopy(&se->func, &fr->func);
 				se->file = fr->file;
 				se->line = fr->line;
 				se->spdelta = fr->spdelta;
@@ -169,6 +185,11 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 				se->sprc = sprc;
 			}
 		}
+		fr->pc = pc;
+		fr->sp = sp;
+		fr->entry = fr->func.entry + fr->module->bias;
+		fr->off = pc - fr->entry;
+		n++;
 		if (sprc != PCLNRT_OK) {
 			fr->spdelta = cfarule != 0 ? PCLN_PCSP_UNKNOWN : 0;
 			if (cfarule == 0) {

@@ -516,7 +516,8 @@ END_TEST
  * point into every function, the gap and nowhere, random first pcs,
  * with and without FIRST_RETADDR and FP) give the same frames and stop
  * with a cache kept across all of them as without one, for a cache of
- * one slot (every walk evicts) and of 64; the second pass hits. */
+ * one slot (every walk evicts) and of 64, also after a module is
+ * removed and registered again; a second walk of a chain hits. */
 static void
 same_frames(const pclnrt_frame *a, const pclnrt_frame *b, size_t n)
 {
@@ -550,7 +551,15 @@ START_TEST(test_steps)
 	for (z = 0; z < 2; z++) {
 		ck_assert_int_eq(pclnrt_stepcache_init(&sc, ent, sizes[z]),
 		    PCLNRT_OK);
-		for (pass = 0; pass < 2; pass++) {
+		/* Pass 2 runs with the library module removed, pass 3 with
+		 * it back: the cache is not made again. */
+		for (pass = 0; pass < 4; pass++) {
+			if (pass == 2)
+				ck_assert_int_eq(pclnrt_unregister(&e.reg,
+				    &e.mod[1]), 0);
+			if (pass == 3)
+				ck_assert_int_eq(pclnrt_register(&e.reg,
+				    &e.mod[1]), 0);
 			uint64_t s = seed;
 
 			for (t = 0; t < 300; t++) {
