@@ -8,8 +8,12 @@
 # with `perf record -e cpu-clock -F 4000 --call-graph dwarf`, then times,
 # BENCH_RUNS times each (median): pclndump perf (perf script's text),
 # pclndump perf --folded, perf script and perf report --stdio, all
-# writing to /dev/null.  The figure is samples unwound and symbolized per
-# second of wall time, and peak resident memory (GNU time's %M).  Tables
+# writing to /dev/null.  The figures are samples unwound and symbolized
+# per second of wall time and peak resident memory (GNU time's %M), on
+# two profiles, the second BENCH_PERF_LONG (10) times as long; and from
+# the two, what one more sample costs each tool beyond its fixed start
+# (reading kernel symbols, starting perf's or pclndump's
+# machinery), with the ratio of those marginal costs.  Tables
 # are in pclndump's cache (one warm-up run fills it) as perf's build-id
 # cache and its debug files are in place for perf: both sides warm.
 # Appends "perf ..." lines to BUILD/bench-results/results.txt.
@@ -20,6 +24,7 @@ S=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 OUT=$B/bench-results
 RUNS=${BENCH_RUNS:-5}
 ROUNDS=${BENCH_PERF_ROUNDS:-150}
+LONG=${BENCH_PERF_LONG:-10}
 R=$OUT/results.txt
 mkdir -p "$OUT"
 DUMP=$B/tools/pclndump
@@ -37,59 +42,87 @@ rm -rf "$W"
 mkdir -p "$W"
 cd "$W"
 ${CXX:-g++} -O2 -g -fomit-frame-pointer -o prog "$S/tests/perf/prog.cc"
-perf record -q -e cpu-clock -F 4000 --call-graph dwarf -o prog.data \
-    ./prog "$ROUNDS" >/dev/null 2>&1
 XDG_CACHE_HOME=$W/cache
 export XDG_CACHE_HOME
-"$DUMP" perf -i prog.data --no-demangle >ours.txt	# warm-up: the cache
-perf script --no-demangle -i prog.data >perf.txt 2>/dev/null
-n=$(grep -c ' cpu-clock: $' ours.txt)
-say "perf samples $n"
-say "perf data_bytes $(stat -c %s prog.data)"
 
 # median of RUNS runs of "CMD..." > /dev/null: "wall_s cpu_s peak_kb"
-# (cpu = user + system: on a shared machine the wall time also holds
+# (cpu = user + system, GNU time's, in steps of 10 ms; the wall time is
+# taken to the nanosecond around it, and on a shared machine also holds
 # the waits for a core).
 timed() {
 	i=0
 	: >times
 	while [ "$i" -lt "$RUNS" ]; do
-		/usr/bin/time -f "%e %U %S %M" -o one.time "$@" >/dev/null \
+		t0=$(date +%s%N)
+		/usr/bin/time -f "%U %S %M" -o one.time "$@" >/dev/null \
 		    2>&1
-		awk '{ print $1, $2 + $3, $4 }' one.time >>times
+		t1=$(date +%s%N)
+		awk -v w="$(( t1 - t0 ))" '{ printf("%.4f %s %s\n", w / 1e9,
+		    $1 + $2, $3) }' one.time >>times
 		i=$((i + 1))
 	done
 	sort -n times | awk '{ t[NR] = $1; c[NR] = $2; m[NR] = $3 }
 	    END { k = int((NR + 1) / 2); print t[k], c[k], m[k] }'
 }
 
-base= basec=
-while IFS='|' read -r name cmd; do
-	# shellcheck disable=SC2086
-	r=$(timed $cmd)
-	t=$(echo "$r" | cut -d' ' -f1)
-	cpu=$(echo "$r" | cut -d' ' -f2)
-	kb=$(echo "$r" | cut -d' ' -f3)
-	say "perf ${name}_s $t"
-	say "perf ${name}_cpu_s $cpu"
-	say "perf ${name}_samples_per_s $(awk -v n="$n" -v t="$t" \
-	    'BEGIN { printf("%.0f", (t > 0) ? n / t : 0) }')"
-	say "perf ${name}_samples_per_cpu_s $(awk -v n="$n" -v t="$cpu" \
-	    'BEGIN { printf("%.0f", (t > 0) ? n / t : 0) }')"
-	say "perf ${name}_peak_kb $kb"
-	[ -n "$base" ] || { base=$t; basec=$cpu; }
-	case $name in perf_*)
-		say "perf ${name}_over_pclndump $(awk -v a="$t" -v b="$base" \
-		    'BEGIN { printf("%.1f", (b > 0) ? a / b : 0) }')"
-		say "perf ${name}_over_pclndump_cpu $(awk -v a="$cpu" \
-		    -v b="$basec" 'BEGIN { printf("%.1f", (b > 0) ? a / b : 0) }')"
-	esac
-done <<LIST
-pclndump_perf|$DUMP perf -i prog.data
-pclndump_folded|$DUMP perf -i prog.data --folded
-perf_script|perf script -i prog.data
-perf_report|perf report --stdio -i prog.data
+# Two profiles, the second LONG times longer: the whole runs, and what a
+# sample costs beyond the fixed start (the difference of the two runs
+# over the difference of their samples).
+for size in short long; do
+	rounds=$ROUNDS
+	[ "$size" = long ] && rounds=$((ROUNDS * LONG))
+	perf record -q -e cpu-clock -F 4000 --call-graph dwarf \
+	    -o "$size.data" ./prog "$rounds" >/dev/null 2>&1
+	# warm-up: the cache (tables, kernel symbols)
+	"$DUMP" perf -i "$size.data" --no-demangle >"ours-$size.txt"
+	n=$(grep -c ' cpu-clock: $' "ours-$size.txt")
+	eval "n_$size=$n"
+	say "perf $size samples $n"
+	say "perf $size data_bytes $(stat -c %s "$size.data")"
+	base= basec=
+	while IFS='|' read -r name cmd; do
+		# shellcheck disable=SC2086
+		r=$(timed $cmd)
+		t=$(echo "$r" | cut -d' ' -f1)
+		cpu=$(echo "$r" | cut -d' ' -f2)
+		kb=$(echo "$r" | cut -d' ' -f3)
+		eval "t_${size}_$name=$t"
+		say "perf $size ${name}_s $t"
+		say "perf $size ${name}_cpu_s $cpu"
+		say "perf $size ${name}_samples_per_s $(awk -v n="$n" \
+		    -v t="$t" 'BEGIN { printf("%.0f", (t > 0) ? n / t : 0) }')"
+		say "perf $size ${name}_peak_kb $kb"
+		[ -n "$base" ] || { base=$t; basec=$cpu; }
+		case $name in perf_*)
+			say "perf $size ${name}_over_pclndump $(awk -v a="$t" \
+			    -v b="$base" 'BEGIN { printf("%.1f", (b > 0) ?
+			    a / b : 0) }')"
+			say "perf $size ${name}_over_pclndump_cpu $(awk \
+			    -v a="$cpu" -v b="$basec" 'BEGIN { printf("%.1f",
+			    (b > 0) ? a / b : 0) }')"
+		esac
+	done <<LIST
+pclndump_perf|$DUMP perf -i $size.data
+pclndump_folded|$DUMP perf -i $size.data --folded
+perf_script|perf script -i $size.data
+perf_report|perf report --stdio -i $size.data
 LIST
-# The stacks agree (the test's comparison, on this profile).
-python3 "$S/tests/perf/compare.py" perf.txt ours.txt 0 >agree.txt || :
-sed -n '1s/^/perf agreement: /p' agree.txt | tee -a "$R"
+	# The stacks agree (the test's comparison, on this profile).
+	perf script --no-demangle -i "$size.data" >"perf-$size.txt" \
+	    2>/dev/null
+	python3 "$S/tests/perf/compare.py" "perf-$size.txt" \
+	    "ours-$size.txt" 0 >agree.txt || :
+	sed -n "1s/^/perf $size agreement: /p" agree.txt | tee -a "$R"
+done
+# Microseconds a sample beyond the fixed start, each tool, and the ratio.
+for name in pclndump_perf pclndump_folded perf_script perf_report; do
+	eval "a=\$t_short_$name b=\$t_long_$name"
+	say "perf marginal ${name}_us_per_sample $(awk -v a="$a" -v b="$b" \
+	    -v n="$n_short" -v m="$n_long" 'BEGIN { printf("%.2f", (m > n) ?
+	    1e6 * (b - a) / (m - n) : 0) }')"
+done
+eval "a=\$t_short_pclndump_perf b=\$t_long_pclndump_perf"
+eval "c=\$t_short_perf_script d=\$t_long_perf_script"
+say "perf marginal perf_script_over_pclndump $(awk -v a="$a" -v b="$b" \
+    -v c="$c" -v d="$d" 'BEGIN { printf("%.1f", (b > a) ?
+    (d - c) / (b - a) : 0) }')"

@@ -37,6 +37,7 @@
 #define MAX_USER	256	/* user frames unwound per sample */
 #define MAX_INLINE	32	/* inlined calls per frame */
 #define MAX_OUT		1024	/* printed frames per sample */
+#define NKMEMO		256	/* kernel pcs remembered */
 
 /* Why user stacks ended, and what frames were: the report. */
 struct stats {
@@ -96,6 +97,11 @@ struct perf_cmd {
 	 * the frames' made as they are named. */
 	struct symo *syms;
 	struct obuf ob, fb;
+	struct kmemo {
+		uint64_t pc, start;
+		const char *name, *mod;
+		int ok;
+	} kmemo[NKMEMO];
 };
 
 /* A user frame symbolized: its file and line, and its inlined calls
@@ -105,6 +111,7 @@ struct perf_cmd {
 struct symo {
 	const pclnrt_table *t;		/* NULL: empty */
 	uint64_t pc;
+	const char *fname;		/* the function's name, demangled */
 	const char *file;
 	int32_t line;
 	uint32_t n;
@@ -425,13 +432,11 @@ perf_map(struct perf_cmd *c, uint32_t pid)
  * the printf family costs more than the unwinding.  On no memory the
  * text is cut (BAD; the output is short). */
 static int
-ob_room(struct obuf *o, size_t n)
+ob_grow(struct obuf *o, size_t n)
 {
 	size_t cap = o->cap ? o->cap : 256;
 	char *b;
 
-	if (o->cap - o->len >= n)
-		return 0;
 	while (cap - o->len < n)
 		cap *= 2;
 	if ((b = realloc(o->b, cap)) == NULL) {
@@ -443,7 +448,13 @@ ob_room(struct obuf *o, size_t n)
 	return 0;
 }
 
-static void
+static inline int
+ob_room(struct obuf *o, size_t n)
+{
+	return o->cap - o->len >= n ? 0 : ob_grow(o, n);
+}
+
+static inline void
 ob_mem(struct obuf *o, const char *str, size_t n)
 {
 	if (ob_room(o, n) == 0) {
@@ -454,30 +465,50 @@ ob_mem(struct obuf *o, const char *str, size_t n)
 
 #define ob_str(o, s)	ob_mem((o), (s), strlen(s))
 
-/* V in decimal (HEX 0) or hex, right-aligned in WIDTH with PAD (constant
- * divisors: a division by a variable base costs more than a frame). */
+/* V in decimal (HEX 0) or hex, right-aligned in WIDTH (at most 20) with
+ * PAD: two digits a step, constant divisors (a division by a variable
+ * base costs more than a frame's unwinding). */
 static void
 ob_num(struct obuf *o, uint64_t v, int hex, int width, char pad)
 {
-	char d[24];
-	int n = 0;
+	static const char hex2[] =
+	    "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f"
+	    "202122232425262728292a2b2c2d2e2f303132333435363738393a3b3c3d3e3f"
+	    "404142434445464748494a4b4c4d4e4f505152535455565758595a5b5c5d5e5f"
+	    "606162636465666768696a6b6c6d6e6f707172737475767778797a7b7c7d7e7f"
+	    "808182838485868788898a8b8c8d8e8f909192939495969798999a9b9c9d9e9f"
+	    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+	    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
+	    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
+	static const char dec2[] =
+	    "0001020304050607080910111213141516171819"
+	    "2021222324252627282930313233343536373839"
+	    "4041424344454647484950515253545556575859"
+	    "6061626364656667686970717273747576777879"
+	    "8081828384858687888990919293949596979899";
+	char d[24], *e = d + sizeof d, *q = e;
+	size_t n;
 
-	if (hex)
-		do {
-			d[n++] = "0123456789abcdef"[v & 0xf];
-			v >>= 4;
-		} while (v != 0);
-	else
-		do {
-			d[n++] = (char)('0' + v % 10);
-			v /= 10;
-		} while (v != 0);
-	if (ob_room(o, (size_t)(width > n ? width : n)) < 0)
+	if (hex) {
+		for (; v >= 0x100; v >>= 8)
+			memcpy(q -= 2, hex2 + 2 * (v & 0xff), 2);
+		memcpy(q -= 2, hex2 + 2 * v, 2);
+		if (v < 0x10)
+			q++;
+	} else {
+		for (; v >= 100; v /= 100)
+			memcpy(q -= 2, dec2 + 2 * (v % 100), 2);
+		memcpy(q -= 2, dec2 + 2 * v, 2);
+		if (v < 10)
+			q++;
+	}
+	n = (size_t)(e - q);
+	if (ob_room(o, (size_t)width > n ? (size_t)width : n) < 0)
 		return;
-	for (; width > n; width--)
+	for (; (size_t)width > n; width--)
 		o->b[o->len++] = pad;
-	while (n > 0)
-		o->b[o->len++] = d[--n];
+	memcpy(o->b + o->len, q, n);
+	o->len += n;
 }
 
 /* Frame I of the sample as perf script prints it:
@@ -606,6 +637,7 @@ symbolize(struct perf_cmd *c, const pclnrt_func *f, uint64_t link,
 {
 	size_t n = 0, i;
 
+	s->fname = f->name != NULL ? demangled(c, f->name) : "[unknown]";
 	s->file = NULL;
 	s->line = 0;
 	(void)pclnrt_funcline_cached(f, link, &s->file, &s->line, &c->cache);
@@ -627,8 +659,26 @@ kernel_frame(struct perf_cmd *c, uint64_t pc)
 		return;
 	if (!c->kallsyms_tried)
 		load_kallsyms(c);
-	if (c->kallsyms != NULL)
-		name = pcln_perf_syms_find(c->kallsyms, pc, &start, &mod);
+	if (c->kallsyms != NULL) {
+		/* The same kernel pcs come back (interrupt returns, the
+		 * system calls of a loop): found once while in their slot. */
+		struct kmemo *k = &c->kmemo[(pc * UINT64_C(0x9e3779b97f4a7c15)) >>
+		    32 & (NKMEMO - 1)];
+
+		if (k->ok && k->pc == pc) {
+			name = k->name;
+			start = k->start;
+			mod = k->mod;
+		} else {
+			name = pcln_perf_syms_find(c->kallsyms, pc, &start,
+			    &mod);
+			k->ok = 1;
+			k->pc = pc;
+			k->name = name;
+			k->start = start;
+			k->mod = mod;
+		}
+	}
 	c->st.frames_kernel++;
 	if (name == NULL) {
 		c->st.frames_kernel_unknown++;
@@ -696,8 +746,8 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 			line = calls[i].line;
 			c->st.frames_inline++;
 		}
-		push(c, fr->func.name != NULL ? demangled(c, fr->func.name) :
-		    "[unknown]", FK_USER, file, line, fr->lookup, off, fr->object);
+		push(c, s->fname, FK_USER, file, line, fr->lookup, off,
+		    fr->object);
 		c->defer = 0;
 		if (c->fl == NULL)
 			frame_text(c, s != &one && s->t != NULL &&

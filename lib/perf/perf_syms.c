@@ -405,9 +405,12 @@ view_find(pcln_perf_syms *s, uint64_t addr, uint64_t *start,
 	/* LO is a line start; the answer's line starts in [LO, HI) or is
 	 * BEST. */
 	while (lo < hi) {
+		/* The first line starting in [MID, HI), else LO's line. */
 		mid = lo + (hi - lo) / 2;
-		for (ls = mid; ls > lo && s->view[ls - 1] != '\n'; ls--)
-			;
+		ls = lo;
+		if (mid > lo && (nl = memchr(s->view + mid - 1, '\n',
+		    hi - mid)) != NULL && (size_t)(nl - s->view) + 1 < hi)
+			ls = (size_t)(nl - s->view) + 1;
 		if ((a = view_addr(s, ls)) <= addr) {
 			best = ls;
 			bestaddr = a;
