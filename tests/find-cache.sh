@@ -13,7 +13,9 @@
 #   concurrent fillers: 8 pclndump processes filling one entry at once
 #     all answer alike and leave one sound entry, no temporaries;
 #   eviction: with --cache-limit, the least recently used entries go;
-#   a table made without DWARF is remade once the debug file appears.
+#   a table made without DWARF is not searched for again while nothing
+#   the search reads changes, and is remade once the debug file appears
+#   (by build-id or beside the program, by .gnu_debuglink).
 
 . "${top_srcdir:-.}/tests/lib.sh"
 use_real_tools ld
@@ -156,20 +158,50 @@ else
 fi
 
 # --- a table without DWARF is remade when the debug file turns up -----------
+# It is kept with the stamp of the search that found nothing: while
+# nothing that search reads changes, it is not run again; a debug file
+# put where the search looks (by build-id, or by .gnu_debuglink beside
+# the file) changes the stamp, and the table is remade with the DWARF.
 ncase=$((ncase + 1))
-rm -rf "$C"
+rm -rf "$C" dbg
+mkdir dbg
 strip -g p1 -o p1.s
 objcopy --only-keep-debug p1 p1.debug
-a2l -e p1.s <pcs1 >n1.out 2>n1.err
+a2l --debug-dir dbg -e p1.s <pcs1 >n1.out 2>n1.err
 [ -f "$C/$p1id.$M.nodwarf.pcln" ] || fail "no .nodwarf entry: $(ls "$C")"
+[ -f "$C/$p1id.$M.nodwarf.stamp" ] || fail "no stamp: $(ls "$C")"
 grep -q '??:?' n1.out || fail "a table without DWARF has lines"
+grep -q "not searched again" n1.err && fail "the first run did not search"
+a2l --debug-dir dbg -e p1.s <pcs1 >n1b.out 2>n1b.err
+if cmp -s n1.out n1b.out && grep -q "not searched again" n1b.err; then
+	echo "ok: an unchanged search is not run again"
+else
+	fail "second run without DWARF: $(cat n1b.err)"
+fi
 mkdir -p dbg/.build-id/$(echo "$p1id" | cut -c1-2)
 cp p1.debug "dbg/.build-id/$(echo "$p1id" | cut -c1-2)/$(echo "$p1id" | cut -c3-).debug"
 a2l --debug-dir dbg -e p1.s <pcs1 >n2.out 2>n2.err
-if cmp -s n2.out d1.out && [ -f "$C/$p1id.$M.pcln" ] && [ ! -f "$C/$p1id.$M.nodwarf.pcln" ]; then
+if cmp -s n2.out d1.out && [ -f "$C/$p1id.$M.pcln" ] &&
+    [ ! -f "$C/$p1id.$M.nodwarf.pcln" ] &&
+    [ ! -f "$C/$p1id.$M.nodwarf.stamp" ]; then
 	echo "ok: the table without DWARF was remade with the debug file"
 else
 	fail "nodwarf entry not remade: $(ls "$C") $(cat n2.err)"
+fi
+ncase=$((ncase + 1))
+rm -rf "$C" dl
+mkdir dl
+objcopy --add-gnu-debuglink=p1.debug p1.s dl/p1.l
+a2l -e dl/p1.l <pcs1 >n3.out 2>n3.err
+a2l -e dl/p1.l <pcs1 >n3b.out 2>n3b.err
+grep -q "not searched again" n3b.err || fail "debuglink, unchanged: $(cat n3b.err)"
+cp p1.debug dl/
+a2l -e dl/p1.l <pcs1 >n4.out 2>n4.err
+if cmp -s n4.out d1.out && [ -f "$C/$p1id.$M.pcln" ] &&
+    [ ! -f "$C/$p1id.$M.nodwarf.pcln" ]; then
+	echo "ok: the debuglink's file beside the program remade the table"
+else
+	fail "debuglink: not remade: $(ls "$C") $(cat n4.err)"
 fi
 
 echo "$ncase cases, $fails failed"

@@ -204,6 +204,60 @@ entry_path(const pcln_cache *c, const uint8_t *id, size_t len, int nodwarf,
 	    nodwarf ? NODWARF_SUFFIX : ENTRY_SUFFIX);
 }
 
+/* A table made without DWARF is kept with the stamp of the search that
+ * found none (pclni_find_stamp), BUILDID.MAKER.nodwarf.stamp: while the
+ * stamp is the same, nothing that search reads has changed, and the
+ * table stands without searching again (which would cost libdw's
+ * loading of libdebuginfod and its 28 libraries on every run). */
+#define STAMP_SUFFIX	".nodwarf.stamp"
+
+static void
+stamp_path(const pcln_cache *c, const uint8_t *id, size_t len, char *path)
+{
+	char hex[2 * PCLN_BUILDID_MAX + 1];
+
+	snprintf(path, PCLN_FIND_PATH_MAX, "%s/%s.%s%s", c->dir,
+	    pcln_build_id_hex(id, len, hex), c->maker, STAMP_SUFFIX);
+}
+
+/* Is STAMP the one stored for ID? */
+static int
+stamp_matches(const pcln_cache *c, const uint8_t *id, size_t len,
+    uint64_t stamp)
+{
+	char p[PCLN_FIND_PATH_MAX], buf[64], want[64];
+	ssize_t n;
+	int fd;
+
+	stamp_path(c, id, len, p);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	snprintf(want, sizeof want, "pcln search %016llx\n",
+	    (unsigned long long)stamp);
+	return n == (ssize_t)strlen(want) && memcmp(buf, want, (size_t)n) == 0;
+}
+
+/* Keep STAMP for ID's table without DWARF (STAMPED 0: no stamp can
+ * stand for the search; any old one goes). */
+static void
+stamp_store(const pcln_cache *c, const uint8_t *id, size_t len, int stamped,
+    uint64_t stamp)
+{
+	char p[PCLN_FIND_PATH_MAX], text[64];
+	pcln_err err;
+
+	stamp_path(c, id, len, p);
+	if (!stamped) {
+		(void)unlink(p);
+		return;
+	}
+	snprintf(text, sizeof text, "pcln search %016llx\n",
+	    (unsigned long long)stamp);
+	(void)pcln_write_file_atomic(p, text, strlen(text), &err);
+}
+
 /* Is BLOB[0..LEN) a table for build-id ID whose checksum holds?  NULL if
  * so, else why not. */
 static const char *
@@ -377,6 +431,21 @@ pcln_cache_evict(pcln_cache *c, uint64_t limit, const char *keep,
 			    de->d_name, pid);
 			continue;
 		}
+		if (ends_with(de->d_name, STAMP_SUFFIX)) {
+			/* A stamp whose table went goes too. */
+			size_t k = strlen(de->d_name) - (sizeof STAMP_SUFFIX -
+			    1);
+
+			snprintf(path, sizeof path, "%s/%.*s%s", c->dir,
+			    (int)k, de->d_name, NODWARF_SUFFIX);
+			if (access(path, F_OK) < 0 && errno == ENOENT) {
+				snprintf(path, sizeof path, "%s/%s", c->dir,
+				    de->d_name);
+				if (unlink(path) == 0)
+					removed++;
+			}
+			continue;
+		}
 		if (!ends_with(de->d_name, ENTRY_SUFFIX))
 			continue;
 		snprintf(path, sizeof path, "%s/%s", c->dir, de->d_name);
@@ -434,6 +503,8 @@ pcln_cache_store(pcln_cache *c, const uint8_t *id, size_t len, int nodwarf,
 		char old[PCLN_FIND_PATH_MAX];
 		entry_path(c, id, len, 1, old);
 		(void)unlink(old);	/* superseded */
+		stamp_path(c, id, len, old);
+		(void)unlink(old);
 	}
 	if (path != NULL)
 		snprintf(path, PCLN_FIND_PATH_MAX, "%s", p);
@@ -477,7 +548,8 @@ pcln_table_for_file(pcln_cache *cache, const char *path,
 	pcln_debuginfo *d = NULL;
 	pcln_cached old;
 	char note[sizeof out->found.note] = "";
-	int rc;
+	uint64_t stamp = 0;
+	int rc, stamped = 0;
 
 	pclni_clearerr(err);
 	memset(out, 0, sizeof *out);
@@ -500,6 +572,21 @@ pcln_table_for_file(pcln_cache *cache, const char *path,
 			*out = old;
 			goto verify;
 		}
+		/* Taken before the search: a debug file that turns up
+		 * while it runs makes the next run search again. */
+		stamped = pclni_find_stamp(path, opts, id, idlen, &stamp) ==
+		    0;
+		if (rc == 1 && stamped && stamp_matches(cache, id, idlen,
+		    stamp)) {
+			old.found.route = PCLN_ROUTE_NONE;
+			snprintf(old.found.note, sizeof old.found.note, "no "
+			    "DWARF found before, and nothing the search reads "
+			    "(the file, the debug directories, the places of "
+			    "its debug file) has changed since: not searched "
+			    "again");
+			*out = old;
+			goto verify;
+		}
 	}
 	if ((d = pcln_debuginfo_open(path, opts, err)) == NULL) {
 		pcln_cached_release(&old);
@@ -509,6 +596,7 @@ pcln_table_for_file(pcln_cache *cache, const char *path,
 	if (old.blob != NULL && d->res.route == PCLN_ROUTE_NONE) {
 		old.found = d->res;	/* where the search looked */
 		pcln_debuginfo_close(d);
+		stamp_store(cache, id, idlen, stamped, stamp);
 		*out = old;
 		goto verify;
 	}
@@ -533,7 +621,8 @@ pcln_table_for_file(pcln_cache *cache, const char *path,
 		    out->len, out->path, &serr) < 0) {
 			out->path[0] = 0;
 			snprintf(note, sizeof note, "%s", serr.msg);
-		}
+		} else if (out->nodwarf)
+			stamp_store(cache, id, idlen, stamped, stamp);
 		if (note[0] != 0) {
 			size_t k = strlen(out->found.note);
 			snprintf(out->found.note + k, sizeof out->found.note - k,

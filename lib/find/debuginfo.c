@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "find_internal.h"
+#include "pclnrt.h"		/* pclnrt_xxh64 */
 #include "pcln_elf.h"
 
 #define DEFAULT_DEBUG_DIR	"/usr/lib/debug"
@@ -272,6 +273,105 @@ take_debug_file(struct pcln_debuginfo *d, int fd, const char *name,
 		return 0;
 	d->dwelf = d->delf;
 	d->res.route = route;
+	return 0;
+}
+
+/* --- the search's stamp ------------------------------------------------ */
+
+/* Into H: PATH, and whether it exists and its identity and times. */
+static uint64_t
+stamp_path(uint64_t h, const char *path)
+{
+	struct stat st;
+	uint64_t v[7];
+
+	memset(v, 0, sizeof v);
+	if (stat(path, &st) == 0) {
+		v[0] = (uint64_t)st.st_dev;
+		v[1] = (uint64_t)st.st_ino;
+		v[2] = (uint64_t)st.st_size;
+		v[3] = (uint64_t)st.st_mtim.tv_sec;
+		v[4] = (uint64_t)st.st_mtim.tv_nsec;
+		v[5] = (uint64_t)st.st_ctim.tv_sec;
+		v[6] = (uint64_t)st.st_ctim.tv_nsec;
+	} else
+		v[0] = (uint64_t)errno | UINT64_C(1) << 63;
+	h = pclnrt_xxh64(path, strlen(path) + 1, h);
+	return pclnrt_xxh64(v, sizeof v, h);
+}
+
+int
+pclni_find_stamp(const char *path, const pcln_find_opts *o,
+    const uint8_t *id, size_t idlen, uint64_t *stamp)
+{
+	const char *urls = getenv("DEBUGINFOD_URLS");
+	char abs[PATH_MAX], dir[PATH_MAX], p[3 * PATH_MAX];
+	char hex[2 * PCLN_BUILDID_MAX + 1], own[NAME_MAX + 8];
+	const char *dirs[64], *link = NULL, *slash;
+	size_t nd = 0, i;
+	uint64_t h;
+	GElf_Word crc = 0;
+	Elf *e = NULL;
+	int fd;
+
+	if (!(o->flags & PCLN_FIND_NO_DEBUGINFOD) && urls != NULL &&
+	    urls[0] != 0)
+		return -1;	/* a server may have it by now */
+	if (realpath(path, abs) == NULL)
+		return -1;
+	h = pclnrt_xxh64("pcln search 2", 13, o->flags);
+	h = stamp_path(h, abs);
+	if (o->flags & PCLN_FIND_NO_SEARCH) {
+		*stamp = h;
+		return 0;
+	}
+	slash = strrchr(abs, '/');
+	snprintf(dir, sizeof dir, "%.*s", (int)(slash - abs), abs);
+	if ((fd = open(abs, O_RDONLY | O_CLOEXEC)) >= 0) {
+		elf_version(EV_CURRENT);
+		if ((e = elf_begin(fd, ELF_C_READ_MMAP, NULL)) != NULL)
+			link = dwelf_elf_gnu_debuglink(e, &crc);
+	}
+	/* Without a debuglink, libdwfl looks for NAME.debug instead. */
+	if (link == NULL) {
+		snprintf(own, sizeof own, "%s.debug", slash + 1);
+		link = own;
+	}
+	h = pclnrt_xxh64(link, strlen(link) + 1, h);
+	pcln_build_id_hex(id, idlen, hex);
+	/* The places make_dipath's path names, as libdwfl looks in them:
+	 * each candidate file (its appearing or changing changes the
+	 * stamp), and which directories are there to look in. */
+	for (i = 0; o->debug_dirs != NULL && o->debug_dirs[i] != NULL &&
+	    nd < sizeof dirs / sizeof dirs[0] - 1; i++)
+		dirs[nd++] = o->debug_dirs[i];
+	if (!(o->flags & PCLN_FIND_NO_DEFAULT))
+		dirs[nd++] = DEFAULT_DEBUG_DIR;
+	for (i = 0; i < nd; i++) {
+		char d[PATH_MAX];
+		uint64_t there = realpath(dirs[i], d) != NULL;
+
+		h = pclnrt_xxh64(&there, sizeof there, h);
+		if (!there)
+			continue;	/* not searched (make_dipath) */
+		h = pclnrt_xxh64(d, strlen(d) + 1, h);
+		if (idlen > 0) {
+			snprintf(p, sizeof p, "%s/.build-id/%.2s/%s.debug", d,
+			    hex, hex + 2);
+			h = stamp_path(h, p);
+		}
+		snprintf(p, sizeof p, "%s%s/%s", d, dir, link);
+		h = stamp_path(h, p);
+	}
+	snprintf(p, sizeof p, "%s/%s", dir, link);
+	h = stamp_path(h, p);
+	snprintf(p, sizeof p, "%s/.debug/%s", dir, link);
+	h = stamp_path(h, p);
+	if (e != NULL)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	*stamp = h;
 	return 0;
 }
 

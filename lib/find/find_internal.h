@@ -79,6 +79,13 @@ const struct pclni_debuginfod *pclni_find_debuginfod(void);
 void pclni_find_note(struct pcln_debuginfo *d, const char *fmt, ...)
     PCLNI_PRINTF(2, 3);
 int pclni_find_nomem(pcln_err *err);
+/* A hash of all the search for PATH's debug information under O reads
+ * (the file, each place a debug file would be and the directories that
+ * would hold one), so that a search that found nothing need not run
+ * again while the hash is the same.  0 and *STAMP, or -1 where no hash
+ * can stand for the search (a debuginfod server may be asked). */
+int pclni_find_stamp(const char *path, const pcln_find_opts *o,
+    const uint8_t *id, size_t idlen, uint64_t *stamp);
 /* The first section of E named NAME with bytes in the file, or NULL. */
 Elf_Scn *pclni_find_scn(Elf *e, const char *name);
 

@@ -161,7 +161,12 @@ struct Elf *pcln_debuginfo_symtab(const pcln_debuginfo *d, size_t i,
 /* One table per file, DIR/<build-id in hex>.<maker>.pcln (a plain blob:
  * pclndump and the runtime read it as it is; pcln_cache_maker), or
  * DIR/<build-id>.<maker>.nodwarf.pcln for a table made without DWARF (it
- * is remade once the search finds some).
+ * is remade once the search finds some).  Beside the latter,
+ * <build-id>.<maker>.nodwarf.stamp holds a hash of all that search read
+ * (the file, each place its debug file would be, the debug directories);
+ * while it is the same the search is not run again, so no debuginfod
+ * client is loaded.  Not when DEBUGINFOD_URLS is set: a server may have
+ * the file by now.
  * An entry is written to a temporary and renamed into place, so readers
  * and concurrent writers see a whole entry or none.  Reading an entry
  * checks its checksum and that its BUILDID section is its name: a
