@@ -313,7 +313,10 @@ pclni_find_stamp(const char *path, const pcln_find_opts *o,
 	GElf_Word crc = 0;
 	Elf *e = NULL;
 	int fd;
+	static const pcln_find_opts none;
 
+	if (o == NULL)
+		o = &none;	/* as pcln_debuginfo_open takes NULL */
 	if (!(o->flags & PCLN_FIND_NO_DEBUGINFOD) && urls != NULL &&
 	    urls[0] != 0)
 		return -1;	/* a server may have it by now */
