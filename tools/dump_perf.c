@@ -713,6 +713,17 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 		if (c->syms != NULL) {
 			s = &c->syms[((link ^ (uintptr_t)fr->func.t >> 4) *
 			    UINT64_C(0x9e3779b97f4a7c15)) >> 32 & (NSYMS - 1)];
+			/* As text, the lines are all there is to add (the
+			 * frames themselves are read by flame graphs only). */
+			if (c->fl == NULL && s->t == fr->func.t &&
+			    s->pc == link && s->textok &&
+			    s->rpc == fr->lookup && s->object == fr->object &&
+			    c->nof + s->n + 1 <= MAX_OUT) {
+				ob_mem(&c->fb, s->text.b, s->text.len);
+				c->nof += s->n + 1;
+				c->st.frames_inline += s->n;
+				return;
+			}
 			if (s->t != fr->func.t || s->pc != link) {
 				s->t = NULL;
 				s->textok = 0;
