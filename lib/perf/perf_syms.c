@@ -44,19 +44,16 @@ struct pcln_perf_syms {
  * count of the lines after it and their xxh64, in hex, fixed-width. */
 #define SORTED_MAGIC	"# pcln sorted kallsyms 1 "
 
-/* A hex number (optional 0x) at *S; advances *S.  0 or -1 (no digit, or
- * more than 64 bits).  By hand: strtoull costs more than the rest of a
+/* The hex digits at Q[0..MAX) into *V: how many there are (0: none), or
+ * -1 past 64 bits.  By hand: strtoull costs more than the rest of a
  * kallsyms line together. */
-static int
-gethex(char **s, uint64_t *v)
+static long
+hexdigits(const unsigned char *q, size_t max, uint64_t *v)
 {
-	const unsigned char *q = (const unsigned char *)*s;
 	uint64_t x = 0;
-	size_t n = 0;
+	size_t n;
 
-	if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && isxdigit(q[2]))
-		q += 2;
-	for (;; n++) {
+	for (n = 0; n < max; n++) {
 		unsigned d = q[n];
 
 		if (d - '0' <= 9)
@@ -69,9 +66,22 @@ gethex(char **s, uint64_t *v)
 			return -1;
 		x = x << 4 | d;
 	}
-	if (n == 0)
-		return -1;
 	*v = x;
+	return (long)n;
+}
+
+/* A hex number (optional 0x) at *S, NUL-terminated; advances *S.  0 or
+ * -1 (no digit, or more than 64 bits). */
+static int
+gethex(char **s, uint64_t *v)
+{
+	const unsigned char *q = (const unsigned char *)*s;
+	long n;
+
+	if (q[0] == '0' && (q[1] == 'x' || q[1] == 'X') && isxdigit(q[2]))
+		q += 2;
+	if ((n = hexdigits(q, SIZE_MAX, v)) <= 0)
+		return -1;
 	*s = (char *)(uintptr_t)(q + n);
 	return 0;
 }
@@ -327,21 +337,13 @@ pcln_perf_syms_sorted(const char *text, size_t len, pcln_err *err)
 static uint64_t
 view_addr(const pcln_perf_syms *s, size_t off)
 {
-	uint64_t v = 0;
-	size_t i;
+	size_t room = s->vlen - off;
+	uint64_t v;
+	long n = hexdigits((const unsigned char *)s->view + off,
+	    room < 16 ? room : 16, &v);
 
-	for (i = off; i < s->vlen && i - off < 16; i++) {
-		unsigned d = (unsigned char)s->view[i];
-
-		if (d - '0' <= 9)
-			d -= '0';
-		else if (d - 'a' <= 5)
-			d = d - 'a' + 10;
-		else
-			break;
-		v = v << 4 | d;
-	}
-	return i > off && i < s->vlen && s->view[i] == ' ' ? v : UINT64_MAX;
+	return n > 0 && (size_t)n < room && s->view[off + (size_t)n] == ' ' ?
+	    v : UINT64_MAX;
 }
 
 /* The name (and module) of the view's line at OFF, copied once. */
