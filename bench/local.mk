@@ -38,3 +38,8 @@ clean-local: clean-bench
 clean-bench:
 	rm -rf bench-results
 .PHONY: bench clean-bench
+
+## What mapping a perf.data and touching its pages costs (bench/perf.sh's
+## floor line).
+noinst_PROGRAMS += bench/pcln-bench-mapfloor
+bench_pcln_bench_mapfloor_SOURCES = bench/mapfloor.c

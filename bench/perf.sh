@@ -13,7 +13,9 @@
 # two profiles, the second BENCH_PERF_LONG (10) times as long; and from
 # the two, what one more sample costs each tool beyond its fixed start
 # (reading kernel symbols, starting perf's or pclndump's
-# machinery), with the ratio of those marginal costs.  Tables
+# machinery), with the ratio of those marginal costs.  The floor
+# (bench/mapfloor.c: map the file as pclndump does and touch each page,
+# nothing else) is timed too.  Tables
 # are in pclndump's cache (one warm-up run fills it) as perf's build-id
 # cache and its debug files are in place for perf: both sides warm.
 # Appends "perf ..." lines to BUILD/bench-results/results.txt.
@@ -106,6 +108,7 @@ pclndump_perf|$DUMP perf -i $size.data
 pclndump_folded|$DUMP perf -i $size.data --folded
 perf_script|perf script -i $size.data
 perf_report|perf report --stdio -i $size.data
+map_floor|$B/bench/pcln-bench-mapfloor $size.data
 LIST
 	# The stacks agree (the test's comparison, on this profile).
 	perf script --no-demangle -i "$size.data" >"perf-$size.txt" \
@@ -115,7 +118,7 @@ LIST
 	sed -n "1s/^/perf $size agreement: /p" agree.txt | tee -a "$R"
 done
 # Microseconds a sample beyond the fixed start, each tool, and the ratio.
-for name in pclndump_perf pclndump_folded perf_script perf_report; do
+for name in pclndump_perf pclndump_folded perf_script perf_report map_floor; do
 	eval "a=\$t_short_$name b=\$t_long_$name"
 	say "perf marginal ${name}_us_per_sample $(awk -v a="$a" -v b="$b" \
 	    -v n="$n_short" -v m="$n_long" 'BEGIN { printf("%.2f", (m > n) ?
