@@ -127,6 +127,23 @@ pcln_builder_add_func(pcln_builder *b, const char *name, uint64_t entry,
 	return (long)b->nf++;
 }
 
+int
+pclni_builder_set_entry(pcln_builder *b, long f, uint64_t entry)
+{
+	uint64_t maxpc;
+	struct bfunc *fn;
+
+	if (b == NULL || f < 0 || (size_t)f >= b->nf)
+		return -1;
+	fn = &b->f[f];
+	maxpc = b->t.ptrsize == 8 ? UINT64_MAX : UINT32_MAX;
+	if (entry % b->t.quantum != 0 || entry > maxpc ||
+	    fn->size > maxpc - entry)
+		return -1;
+	fn->entry = entry;
+	return 0;
+}
+
 long
 pcln_builder_add_inline(pcln_builder *b, long f, long parent,
     const char *name, long file, int32_t line, pcln_err *err)

@@ -129,6 +129,15 @@ void pclni_pool_free(struct pclni_pool *p);
  * means that the item does not fit in its capacity. */
 long pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
     int *isnew);
+/* The item number of DATA[0..LEN) in P, or -1 if absent (P unchanged). */
+long pclni_pool_find(const struct pclni_pool *p, const void *data,
+    size_t len);
+
+/* Move function F of builder B (added with a provisional entry) to
+ * ENTRY: 0, or -1 if F is no function or ENTRY fails the checks of
+ * pcln_builder_add_func (quantum, address space).  For a linker that
+ * places functions after feeding their tables. */
+int pclni_builder_set_entry(pcln_builder *b, long f, uint64_t entry);
 
 /* --- output files' temporaries (outfile.c, pcln_out.h) ---
  *

@@ -75,6 +75,25 @@ grow_items(struct pclni_pool *p)
 }
 
 long
+pclni_pool_find(const struct pclni_pool *p, const void *data, size_t len)
+{
+	uint64_t h;
+	size_t s;
+
+	if (p->nslot == 0)
+		return -1;
+	h = XXH64(data, len, 0);
+	for (s = (size_t)h & (p->nslot - 1); p->slot[s] != 0;
+	    s = (s + 1) & (p->nslot - 1)) {
+		size_t i = p->slot[s] - 1;
+		if (p->hash[i] == h && p->size[i] == len &&
+		    memcmp(p->data + p->off[i], data, len) == 0)
+			return (long)i;
+	}
+	return -1;
+}
+
+long
 pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
     int *isnew)
 {

@@ -1,13 +1,20 @@
 /* link.c -- link descriptions: collect, place, resolve, build.
  *
- * Two passes over the inputs.  Pass 1 reads every statement (so syntax
- * errors come out in input order) and keeps only what placement and
- * resolution need: target lines, data symbols and a small header per
- * function.  Then fixed functions are checked for overlaps and the others
- * are placed.  Pass 2 reads the inputs again and feeds the builder, which
- * holds the tables in encoded form.  So memory is the function headers
- * plus the builder's, proportional to the output and not to the input
- * text or the code size.
+ * Pass 1 reads every statement (so syntax errors come out in input
+ * order) and keeps what placement and resolution need: target lines,
+ * data symbols and a small header per function.  Then fixed functions
+ * are checked for overlaps and the others are placed.  Pass 2 feeds the
+ * builder, which holds the tables in encoded form.  So memory is the
+ * function headers plus the builder's, proportional to the output and
+ * not to the input text or the code size.
+ *
+ * Pass 2 is done during pass 1 when it can be (a speculative builder):
+ * the functions are fed at a provisional entry and moved once placed,
+ * and funcdata references wait for the data symbols.  The speculation
+ * holds when the target found at the first file or function statement
+ * is the final one and nothing fed fails; else its builder is dropped
+ * and pass 2 reads the inputs again, so the output and the first error
+ * are those of two passes.  One read of the input instead of two.
  */
 #include <config.h>
 
@@ -72,6 +79,24 @@ struct pcln_link {
 	size_t nlive;
 	pcln_builder *b;
 	pcln_link_stats stats;
+
+	/* Pass 2 during pass 1 (see the top): SPEC 1 while it holds, the
+	 * target it assumed, the funcdata references it deferred. */
+	int spec;
+	pcln_target spectarget;
+	struct pclni_pool refnames;
+	struct dref *dref;
+	size_t ndref, drefcap;
+};
+
+/* A funcdata reference to a data symbol, resolved after pass 1. */
+struct dref {
+	int64_t off;
+	uint32_t name;		/* item in refnames */
+	uint32_t idx;
+	int32_t handle;
+	uint32_t input;
+	long line;
 };
 
 static int
@@ -104,6 +129,7 @@ pcln_link_new(const pcln_link_opts *opts, pcln_err *err)
 		l->opts = *opts;
 	pclni_pool_init(&l->names);
 	pclni_pool_init(&l->dnames);
+	pclni_pool_init(&l->refnames);
 	if (l->opts.ptrsize) {
 		l->ptrsize.value = l->opts.ptrsize;
 		l->ptrsize.input = CMDLINE;
@@ -133,6 +159,8 @@ pcln_link_free(pcln_link *l)
 	free(l->in);
 	pclni_pool_free(&l->names);
 	pclni_pool_free(&l->dnames);
+	pclni_pool_free(&l->refnames);
+	free(l->dref);
 	free(l->byname);
 	free(l->f);
 	free(l->d);
@@ -309,46 +337,6 @@ collect_data(pcln_link *l, uint32_t input, const struct desc_stmt *st,
 	l->d[l->nd].input = input;
 	l->d[l->nd].line = st->line;
 	l->nd++;
-	return 0;
-}
-
-/* Pass 1: target lines, data symbols, function headers. */
-static int
-pass1(pcln_link *l, pcln_err *err)
-{
-	size_t i;
-
-	for (i = 0; i < l->nin; i++) {
-		desc_reader *r = open_input(l, i, 0, err);
-		struct desc_stmt st;
-		uint32_t in = (uint32_t)i;
-		int rc;
-
-		if (r == NULL)
-			return -1;
-		while ((rc = desc_next(r, &st, err)) > 0) {
-			if (st.kind == DESC_TARGET)
-				rc = merge_prop(l, &l->ptrsize, "ptrsize",
-				    st.target.ptrsize, in, st.line, err) < 0 ||
-				    merge_prop(l, &l->quantum, "quantum",
-				    st.target.quantum, in, st.line, err) < 0 ||
-				    merge_prop(l, &l->endian, "endian",
-				    (unsigned)st.target.endian, in, st.line,
-				    err) < 0 ? -1 : 0;
-			else if (st.kind == DESC_DATA)
-				rc = collect_data(l, in, &st, err);
-			else if (st.kind == DESC_FUNC)
-				rc = collect_func(l, in, &st, err);
-			else
-				rc = 0;
-			if (rc < 0)
-				break;
-		}
-		l->stats.nlines += (size_t)desc_lines(r);
-		desc_close(r);
-		if (rc < 0)
-			return -1;
-	}
 	return 0;
 }
 
@@ -621,11 +609,128 @@ pcfile_hex(pcln_link *l, const struct filemap *m, uint32_t input,
 	return 0;
 }
 
-/* Pass 2: feed the builder. */
+/* What feeding one input needs between statements. */
+struct feeder {
+	struct lfunc *f;	/* the open function, NULL between them */
+	struct filemap fm;
+};
+
+/* A dropped function is never fed, but pass 2's reader, which knows
+ * the quantum, checks its size, entry and pc offsets: -1 where it would
+ * fail. */
 static int
-pass2(pcln_link *l, pcln_err *err)
+dropped_quantum(const pcln_link *l, const struct desc_stmt *st)
 {
-	size_t i, fi = 0, k;
+	unsigned q = l->target.quantum;
+	size_t k;
+
+	if (q <= 1)
+		return 0;
+	if (st->kind == DESC_FUNC)
+		return st->size % q != 0 || (st->has_entry &&
+		    st->addr % q != 0) ? -1 : 0;
+	if (st->kind == DESC_POINTS)
+		for (k = 0; k < st->npts; k++)
+			if (st->pts[k].pcoff % q != 0)
+				return -1;
+	return 0;
+}
+
+/* Feed statement ST of input IN to the builder.  F is the statement's
+ * function header for a 'func'.  DEFER: keep funcdata references for
+ * resolve_drefs (their data symbol may come later). */
+static int
+feed(pcln_link *l, struct feeder *fd, uint32_t in, const struct desc_stmt *st,
+    struct lfunc *f, int defer, pcln_err *err)
+{
+	pcln_err berr;
+	size_t k;
+	int rc = 0;
+
+	if (st->kind == DESC_FILE)
+		return declare_file(l, &fd->fm, in, st, err);
+	if (st->kind == DESC_FUNC) {
+		long h;
+		fd->f = f;
+		if (f->dropped)
+			return defer ? dropped_quantum(l, st) : 0;
+		h = pcln_builder_add_func(l->b, st->name, f->entry, f->size,
+		    st->args, st->frame, &berr);
+		f->handle = (int32_t)h;
+		return h < 0 ? wrap(l, in, st->line, &berr, err) : 0;
+	}
+	if (st->kind == DESC_END) {
+		fd->f = NULL;
+		return 0;
+	}
+	f = fd->f;
+	if (f != NULL && f->dropped && defer)
+		return dropped_quantum(l, st);
+	if (f == NULL || f->dropped)
+		return 0;
+	if (st->kind == DESC_POINTS) {
+		/* The last path's file number: pcfile points repeat it. */
+		const char *lastpath = NULL;
+		long lastn = 0;
+		for (k = 0; k < st->npts; k++) {
+			int32_t v = st->pts[k].value;
+			if (st->table == PCLN_TAB_PCFILE) {
+				const char *path = st->paths[v];
+				if (lastpath == NULL ||
+				    strcmp(path, lastpath) != 0) {
+					lastn = pcln_builder_add_file(l->b,
+					    path, &berr);
+					if (lastn < 0)
+						return wrap(l, in, st->line,
+						    &berr, err);
+					lastpath = path;
+				}
+				v = (int32_t)lastn;
+			}
+			if (pcln_builder_add_point(l->b, f->handle, st->table,
+			    st->pts[k].pcoff, v, &berr) < 0)
+				return wrap(l, in, st->line, &berr, err);
+		}
+	} else if (st->kind == DESC_HEX && st->table == PCLN_TAB_PCFILE)
+		rc = pcfile_hex(l, &fd->fm, in, f, st, err);
+	else if (st->kind == DESC_HEX) {
+		if (pcln_builder_set_table_bytes(l->b, f->handle, st->table,
+		    st->bytes, st->nbytes, &berr) < 0)
+			rc = wrap(l, in, st->line, &berr, err);
+	} else if (st->kind == DESC_FUNCDATA && defer && st->isref) {
+		struct dref *d;
+		long item = pclni_pool_add(&l->refnames, st->name,
+		    strlen(st->name) + 1, NULL);
+		if (item < 0 || pclni_grow(&l->dref, &l->drefcap,
+		    l->ndref + 1, sizeof *l->dref) < 0)
+			return nomem(err);
+		d = &l->dref[l->ndref++];
+		d->off = st->refoff;
+		d->name = (uint32_t)item;
+		d->idx = st->idx;
+		d->handle = f->handle;
+		d->input = in;
+		d->line = st->line;
+	} else if (st->kind == DESC_FUNCDATA)
+		rc = funcdata(l, in, f->handle, st, err);
+	return rc;
+}
+
+/* The target: the options and target lines so far, else the defaults. */
+static void
+current_target(const pcln_link *l, pcln_target *t)
+{
+	memset(t, 0, sizeof *t);
+	t->ptrsize = l->ptrsize.value ? l->ptrsize.value :
+	    PCLN_LINK_DEFAULT_PTRSIZE;
+	t->quantum = l->quantum.value ? l->quantum.value :
+	    PCLN_LINK_DEFAULT_QUANTUM;
+	t->bigendian = l->endian.value == 2;
+}
+
+static int
+new_builder(pcln_link *l, pcln_err *err)
+{
 	pcln_err berr;
 
 	if ((l->b = pcln_builder_new(&l->target, &berr)) == NULL)
@@ -633,21 +738,162 @@ pass2(pcln_link *l, pcln_err *err)
 	if (l->opts.has_checkpoints && pcln_builder_set_checkpoints(l->b,
 	    l->opts.checkpoints, &berr) < 0)
 		return pclni_seterr(err, berr.code, -1, "%s", berr.msg);
+	return 0;
+}
+
+/* Give up the speculation: pass 2 will read the inputs again. */
+static void
+unspec(pcln_link *l)
+{
+	size_t i;
+
+	l->spec = 0;
+	pcln_builder_free(l->b);
+	l->b = NULL;
+	for (i = 0; i < l->nf; i++)
+		l->f[i].handle = -1;
+	l->ndref = 0;
+	l->stats.nrefs = 0;
+}
+
+/* Pass 1: target lines, data symbols, function headers; and pass 2 as
+ * far as the speculation holds. */
+static int
+pass1(pcln_link *l, pcln_err *err)
+{
+	size_t i;
+
+	l->spec = 1;
 	for (i = 0; i < l->nin; i++) {
-		desc_reader *r = open_input(l, i, l->target.quantum, err);
+		desc_reader *r = open_input(l, i, 0, err);
 		struct desc_stmt st;
 		uint32_t in = (uint32_t)i;
-		struct lfunc *f = NULL;
-		struct filemap fm = { NULL, 0 };
+		struct feeder fd = { NULL, { NULL, 0 } };
+		pcln_err serr;
 		int rc;
 
 		if (r == NULL)
 			return -1;
 		while ((rc = desc_next(r, &st, err)) > 0) {
-			rc = 0;
-			if (st.kind == DESC_FILE)
-				rc = declare_file(l, &fm, in, &st, err);
-			else if (st.kind == DESC_FUNC) {
+			if (st.kind == DESC_TARGET)
+				rc = merge_prop(l, &l->ptrsize, "ptrsize",
+				    st.target.ptrsize, in, st.line, err) < 0 ||
+				    merge_prop(l, &l->quantum, "quantum",
+				    st.target.quantum, in, st.line, err) < 0 ||
+				    merge_prop(l, &l->endian, "endian",
+				    (unsigned)st.target.endian, in, st.line,
+				    err) < 0 ? -1 : 0;
+			else if (st.kind == DESC_DATA)
+				rc = collect_data(l, in, &st, err);
+			else if (st.kind == DESC_FUNC)
+				rc = collect_func(l, in, &st, err);
+			else
+				rc = 0;
+			if (rc < 0)
+				break;
+			if (!l->spec || st.kind == DESC_TARGET ||
+			    st.kind == DESC_DATA)
+				continue;
+			serr.code = 0;
+			if (l->b == NULL) {
+				current_target(l, &l->target);
+				l->spectarget = l->target;
+				rc = new_builder(l, &serr);
+			}
+			if (rc == 0)
+				rc = feed(l, &fd, in, &st, st.kind == DESC_FUNC ?
+				    &l->f[l->nf - 1] : NULL, 1, &serr);
+			if (rc < 0 && serr.code == PCLN_ENOMEM) {
+				/* Out of memory now is out of memory. */
+				if (err != NULL)
+					*err = serr;
+				break;
+			}
+			if (rc < 0)
+				unspec(l);
+			rc = 1;
+		}
+		free(fd.fm.num);
+		l->stats.nlines += (size_t)desc_lines(r);
+		desc_close(r);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* After placement: whether the speculative builder is the one pass 2
+ * would have made (then move its functions to their places and resolve
+ * the funcdata references), else drop it. */
+static int
+settle_spec(pcln_link *l, pcln_err *err)
+{
+	pcln_err serr;
+	size_t i;
+
+	if (!l->spec)
+		return 0;
+	if (l->b == NULL || l->spectarget.ptrsize != l->target.ptrsize ||
+	    l->spectarget.quantum != l->target.quantum ||
+	    l->spectarget.bigendian != l->target.bigendian) {
+		unspec(l);
+		return 0;
+	}
+	for (i = 0; i < l->nf; i++) {
+		const struct lfunc *f = &l->f[i];
+		if (!f->dropped && !f->fixed && pclni_builder_set_entry(l->b,
+		    f->handle, f->entry) < 0) {
+			unspec(l);
+			return 0;
+		}
+	}
+	for (i = 0; i < l->ndref; i++) {
+		const struct dref *d = &l->dref[i];
+		struct desc_stmt st;
+		memset(&st, 0, sizeof st);
+		st.kind = DESC_FUNCDATA;
+		st.line = d->line;
+		st.name = (const char *)l->refnames.data +
+		    l->refnames.off[d->name];
+		st.idx = d->idx;
+		st.isref = 1;
+		st.refoff = d->off;
+		serr.code = 0;
+		if (pclni_pool_find(&l->dnames, st.name,
+		    strlen(st.name) + 1) < 0 ||
+		    funcdata(l, d->input, d->handle, &st, &serr) < 0) {
+			if (serr.code == PCLN_ENOMEM) {
+				if (err != NULL)
+					*err = serr;
+				return -1;
+			}
+			unspec(l);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+/* Pass 2: feed the builder, reading the inputs again. */
+static int
+pass2(pcln_link *l, pcln_err *err)
+{
+	size_t i, fi = 0;
+
+	if (new_builder(l, err) < 0)
+		return -1;
+	for (i = 0; i < l->nin; i++) {
+		desc_reader *r = open_input(l, i, l->target.quantum, err);
+		struct desc_stmt st;
+		uint32_t in = (uint32_t)i;
+		struct feeder fd = { NULL, { NULL, 0 } };
+		struct lfunc *f = NULL;
+		int rc;
+
+		if (r == NULL)
+			return -1;
+		while ((rc = desc_next(r, &st, err)) > 0) {
+			if (st.kind == DESC_FUNC) {
 				if (fi >= l->nf) {
 					rc = desc_error(err, PCLN_EIO,
 					    where(l, in), st.line, "input "
@@ -655,53 +901,12 @@ pass2(pcln_link *l, pcln_err *err)
 					break;
 				}
 				f = &l->f[fi++];
-				if (f->dropped)
-					continue;
-				long h = pcln_builder_add_func(l->b,
-				    st.name, f->entry, f->size, st.args,
-				    st.frame, &berr);
-				f->handle = (int32_t)h;
-				if (h < 0)
-					rc = wrap(l, in, st.line, &berr, err);
-			} else if (st.kind == DESC_END)
-				f = NULL;
-			else if (f == NULL || f->dropped)
-				continue;
-			else if (st.kind == DESC_POINTS) {
-				for (k = 0; k < st.npts && rc == 0; k++) {
-					int32_t v = st.pts[k].value;
-					if (st.table == PCLN_TAB_PCFILE) {
-						long n = pcln_builder_add_file(
-						    l->b, st.paths[v], &berr);
-						if (n < 0) {
-							rc = wrap(l, in,
-							    st.line, &berr,
-							    err);
-							break;
-						}
-						v = (int32_t)n;
-					}
-					if (pcln_builder_add_point(l->b,
-					    f->handle, st.table,
-					    st.pts[k].pcoff, v, &berr) < 0)
-						rc = wrap(l, in, st.line,
-						    &berr, err);
-				}
-			} else if (st.kind == DESC_HEX &&
-			    st.table == PCLN_TAB_PCFILE)
-				rc = pcfile_hex(l, &fm, in, f, &st, err);
-			else if (st.kind == DESC_HEX) {
-				if (pcln_builder_set_table_bytes(l->b,
-				    f->handle, st.table, st.bytes, st.nbytes,
-				    &berr) < 0)
-					rc = wrap(l, in, st.line, &berr, err);
-			} else if (st.kind == DESC_FUNCDATA)
-				rc = funcdata(l, in, f->handle, &st, err);
-			if (rc < 0)
+			}
+			if ((rc = feed(l, &fd, in, &st, f, 0, err)) < 0)
 				break;
 		}
 		desc_close(r);
-		free(fm.num);
+		free(fd.fm.num);
 		if (rc < 0)
 			return -1;
 	}
@@ -718,12 +923,10 @@ pcln_link_run(pcln_link *l, uint8_t **out, size_t *len, pcln_err *err)
 	l->ran = 1;
 	if (pass1(l, err) < 0)
 		return -1;
-	l->target.ptrsize = l->ptrsize.value ? l->ptrsize.value :
-	    PCLN_LINK_DEFAULT_PTRSIZE;
-	l->target.quantum = l->quantum.value ? l->quantum.value :
-	    PCLN_LINK_DEFAULT_QUANTUM;
-	l->target.bigendian = l->endian.value == 2;
-	if (place(l, err) < 0 || pass2(l, err) < 0)
+	current_target(l, &l->target);
+	if (place(l, err) < 0)
+		return -1;
+	if (settle_spec(l, err) < 0 || (l->b == NULL && pass2(l, err) < 0))
 		return -1;
 	if (pcln_builder_write(l->b, l->opts.write_flags, out, len,
 	    &berr) < 0) {
