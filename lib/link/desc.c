@@ -1,9 +1,10 @@
 /* desc.c -- the description reader: one statement per line.
  *
  * doc/DESCRIPTION.md is the language reference; the grammar there and the
- * parser here must agree.  Lines are read one at a time (getline for a
- * file), split in place into tokens, and checked: the reader never holds
- * more than one line of the input.
+ * parser here must agree.  The input is read in chunks of RCHUNK bytes
+ * into a buffer the reader owns (a line longer than that grows it); each
+ * line is split in place into tokens and checked.  The reader holds one
+ * chunk, or one line if longer, of the input.
  */
 #include <config.h>
 
@@ -18,6 +19,9 @@
 
 #define NTABLES		(3 + PCLN_MAX_PCDATA)
 
+/* Bytes read at a time. */
+#define RCHUNK		((size_t)1 << 20)
+
 struct tok {
 	char *s;
 	int quoted;
@@ -28,8 +32,11 @@ struct desc_reader {
 	FILE *fp;
 	const char *mem;
 	size_t memlen, mempos;
-	char *buf;
-	size_t bufcap;
+	char *buf;		/* the chunk buffer: [pos, end) not yet read */
+	size_t bufcap, pos, end;
+	int eof;
+	char *line;		/* the current line, in BUF */
+	char tn[32];		/* a table's name, for messages */
 	long lineno;
 	unsigned quantum;
 
@@ -156,56 +163,95 @@ desc_lines(const desc_reader *r)
 	return r->lineno;
 }
 
-/* Read the next line into r->buf (NUL-terminated, newline stripped).
- * Return 1, 0 at the end, -1 on error. */
+/* Read more input after BUF[0..END), moving the unread part to the
+ * front and growing BUF when a line fills it.  0, or -1 on error. */
 static int
-read_line(desc_reader *r, size_t *lenp, pcln_err *err)
+fill(desc_reader *r, pcln_err *err)
 {
-	size_t len;
+	size_t n, want;
 
+	if (r->pos > 0) {
+		memmove(r->buf, r->buf + r->pos, r->end - r->pos);
+		r->end -= r->pos;
+		r->pos = 0;
+	}
+	/* One byte stays free for the NUL after the last line. */
+	if (r->bufcap - r->end < RCHUNK / 2 + 1 &&
+	    pclni_grow(&r->buf, &r->bufcap, r->end + RCHUNK + 1, 1) < 0)
+		return desc_error(err, PCLN_ENOMEM, r->name, r->lineno + 1,
+		    "out of memory");
+	want = r->bufcap - r->end - 1;
 	if (r->fp != NULL) {
-		ssize_t n;
 		errno = 0;
-		n = getline(&r->buf, &r->bufcap, r->fp);
-		if (n < 0) {
+		n = fread(r->buf + r->end, 1, want, r->fp);
+		if (n < want) {
 			if (ferror(r->fp))
 				return desc_error(err, PCLN_EIO, r->name,
 				    r->lineno + 1, "read error: %s",
 				    strerror(errno ? errno : EIO));
-			return 0;
+			r->eof = 1;
 		}
-		len = (size_t)n;
 	} else {
-		const char *s, *nl;
-		if (r->mempos >= r->memlen)
-			return 0;
-		s = r->mem + r->mempos;
-		nl = memchr(s, '\n', r->memlen - r->mempos);
-		len = nl ? (size_t)(nl - s) + 1 : r->memlen - r->mempos;
-		if (pclni_grow(&r->buf, &r->bufcap, len + 1, 1) < 0)
-			return desc_error(err, PCLN_ENOMEM, r->name,
-			    r->lineno + 1, "out of memory");
-		memcpy(r->buf, s, len);
-		r->buf[len] = 0;
-		r->mempos += len;
+		n = r->memlen - r->mempos;
+		if (n > want)
+			n = want;
+		else
+			r->eof = 1;
+		memcpy(r->buf + r->end, r->mem + r->mempos, n);
+		r->mempos += n;
 	}
+	r->end += n;
+	return 0;
+}
+
+/* Point r->line at the next line (NUL-terminated, newline stripped).
+ * Return 1, 0 at the end, -1 on error. */
+static int
+read_line(desc_reader *r, size_t *lenp, pcln_err *err)
+{
+	char *s, *nl;
+	size_t len, scanned = 0;
+
+	for (;;) {
+		s = r->buf + r->pos;
+		nl = r->end > r->pos + scanned ? memchr(s + scanned, '\n',
+		    r->end - r->pos - scanned) : NULL;
+		if (nl != NULL || r->eof)
+			break;
+		scanned = r->end - r->pos;
+		if (fill(r, err) < 0)
+			return -1;
+	}
+	if (nl == NULL) {
+		/* The last line, without a newline. */
+		if (r->pos >= r->end)
+			return 0;
+		nl = r->buf + r->end;
+	}
+	len = (size_t)(nl - s);
+	r->pos += len + (nl < r->buf + r->end);
+	*nl = 0;
+	r->line = s;
 	r->lineno++;
-	if (len > 0 && r->buf[len - 1] == '\n')
-		r->buf[--len] = 0;
-	if (len > 0 && r->buf[len - 1] == '\r')
-		r->buf[--len] = 0;
-	if (strlen(r->buf) != len)
+	if (len > 0 && s[len - 1] == '\r')
+		s[--len] = 0;
+	if (memchr(s, 0, len) != NULL)
 		return desc_error(err, PCLN_ESYNTAX, r->name, r->lineno,
 		    "NUL byte in line");
 	*lenp = len;
 	return 1;
 }
 
-/* Split r->buf in place into tokens.  Returns 0 or -1. */
+/* Bytes that end an unquoted run of a token: NUL, space, tab, '#', '"'. */
+static const unsigned char tokstop[256] = {
+	[0] = 1, [' '] = 1, ['\t'] = 1, ['#'] = 1, ['"'] = 1,
+};
+
+/* Split r->line in place into tokens.  Returns 0 or -1. */
 static int
 tokenize(desc_reader *r, pcln_err *err)
 {
-	char *p = r->buf, *w;
+	char *p = r->line, *w;
 
 	r->ntoks = 0;
 	for (;;) {
@@ -216,8 +262,13 @@ tokenize(desc_reader *r, pcln_err *err)
 			p++;
 		if (*p == 0 || *p == '#')
 			return 0;
-		t.s = w = p;
+		t.s = p;
 		t.quoted = 0;
+		/* Unquoted runs stay where they are: only a string moves
+		 * the rest of the token back over its quotes and escapes. */
+		while (!tokstop[(unsigned char)*p])
+			p++;
+		w = p;
 		while (*p && *p != ' ' && *p != '\t' && *p != '#') {
 			if (*p != '"') {
 				*w++ = *p++;
@@ -254,7 +305,8 @@ tokenize(desc_reader *r, pcln_err *err)
 		if (*p)
 			p++;
 		*w = 0;
-		if (pclni_grow(&r->toks, &r->tokcap, r->ntoks + 1, sizeof t) < 0)
+		if (r->ntoks == r->tokcap && pclni_grow(&r->toks, &r->tokcap,
+		    r->ntoks + 1, sizeof t) < 0)
 			return desc_error(err, PCLN_ENOMEM, r->name, r->lineno,
 			    "out of memory");
 		r->toks[r->ntoks++] = t;
@@ -280,6 +332,17 @@ parse_u64(const char *s, uint64_t *v)
 	}
 	if (*s == 0)
 		return -1;
+	if (base == 10) {
+		for (; (d = (unsigned)(unsigned char)*s - '0') <= 9; s++) {
+			if (x > lim || (x == lim && d > limd))
+				return -2;
+			x = x * 10 + d;
+		}
+		if (*s != 0)
+			return -1;
+		*v = x;
+		return 0;
+	}
 	for (; *s; s++) {
 		if (*s >= '0' && *s <= '9')
 			d = (unsigned)(*s - '0');
@@ -332,13 +395,41 @@ bad_number(desc_reader *r, pcln_err *err, int rc, const char *what,
 	    "%s %s out of range (expected %s)", what, tok, range);
 }
 
-static void
-table_name(int table, char *buf, size_t n)
+/* TABLE's name, for a message (in r->tn for a pcdata table). */
+static const char *
+tname(desc_reader *r, int table)
 {
 	if (table < 3)
-		snprintf(buf, n, "%s", pclnrt_table_name(table));
-	else
-		snprintf(buf, n, "pcdata %d", table - 3);
+		return pclnrt_table_name(table);
+	snprintf(r->tn, sizeof r->tn, "pcdata %d", table - 3);
+	return r->tn;
+}
+
+/* A point's VALUE, the whole of S, as the common case: optional sign,
+ * up to 10 decimal digits, in the 32-bit range.  1 and *V, or 0 for
+ * parse_i64 to decide (and word any error). */
+static int
+fast_i32(const char *s, int64_t *v)
+{
+	int64_t x = 0;
+	unsigned nd = 0, d;
+	int neg = 0;
+
+	if (*s == '-')
+		neg = 1, s++;
+	else if (*s == '+')
+		s++;
+	for (; (d = (unsigned)(unsigned char)*s - '0') <= 9 && nd < 10;
+	    s++, nd++)
+		x = x * 10 + d;
+	if (nd == 0 || *s != 0)
+		return 0;
+	if (neg)
+		x = -x;
+	if (x < INT32_MIN || x > INT32_MAX)
+		return 0;
+	*v = x;
+	return 1;
 }
 
 /* The number of the table named KW (pcsp, pcfile, pcln), else -1. */
@@ -347,6 +438,8 @@ name_table(const char *kw)
 {
 	int t;
 
+	if (kw[0] != 'p' || kw[1] != 'c')
+		return -1;
 	for (t = PCLN_TAB_PCSP; t <= PCLN_TAB_PCLN; t++)
 		if (strcmp(kw, pclnrt_table_name(t)) == 0)
 			return t;
@@ -593,15 +686,13 @@ static int
 parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
     pcln_err *err)
 {
-	char tn[32];
 	size_t i;
 	int rc;
 
-	table_name(table, tn, sizeof tn);
 	if (first >= r->ntoks)
 		return desc_error(err, PCLN_ESYNTAX, r->name, r->lineno,
 		    "%s: expected points 'PCOFF:VALUE ...' or 'hex BYTES'",
-		    tn);
+		    tname(r, table));
 	st->table = table;
 	if (r->state[table] == 0)
 		r->touched[r->ntouched++] = table;
@@ -610,7 +701,7 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 		if (r->state[table] != 0)
 			return desc_error(err, PCLN_EDUP, r->name, r->lineno,
 			    "%s of function %s given twice (hex bytes give "
-			    "a whole table)", tn, r->fname);
+			    "a whole table)", tname(r, table), r->fname);
 		r->state[table] = 2;
 		for (i = first + 1; i < r->ntoks; i++) {
 			const char *s = r->toks[i].s;
@@ -618,7 +709,7 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 			if (l % 2 != 0)
 				return desc_error(err, PCLN_ESYNTAX, r->name,
 				    r->lineno, "%s: odd number of hex digits "
-				    "in '%s'", tn, s);
+				    "in '%s'", tname(r, table), s);
 			if (pclni_grow(&r->bytes, &r->bytecap, n + l / 2, 1) < 0)
 				return desc_error(err, PCLN_ENOMEM, r->name,
 				    r->lineno, "out of memory");
@@ -628,13 +719,13 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 					return desc_error(err, PCLN_ESYNTAX,
 					    r->name, r->lineno, "%s: bad hex "
 					    "byte '%c%c' (expected 00-ff)",
-					    tn, s[j], s[j + 1]);
+					    tname(r, table), s[j], s[j + 1]);
 				r->bytes[n++] = (uint8_t)(a << 4 | b);
 			}
 		}
 		if (n == 0)
 			return desc_error(err, PCLN_ESYNTAX, r->name,
-			    r->lineno, "%s: 'hex' needs bytes", tn);
+			    r->lineno, "%s: 'hex' needs bytes", tname(r, table));
 		st->bytes = r->bytes;
 		st->nbytes = n;
 		st->kind = DESC_HEX;
@@ -642,7 +733,7 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 	}
 	if (r->state[table] == 2)
 		return desc_error(err, PCLN_EDUP, r->name, r->lineno,
-		    "%s of function %s already given as hex bytes", tn,
+		    "%s of function %s already given as hex bytes", tname(r, table),
 		    r->fname);
 	if (pclni_grow(&r->pts, &r->ptcap, r->ntoks - first, sizeof *r->pts) < 0 ||
 	    (table == PCLN_TAB_PCFILE && pclni_grow(&r->paths, &r->pathcap,
@@ -651,33 +742,51 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 		    "out of memory");
 	st->npts = 0;
 	for (i = first; i < r->ntoks; i++) {
-		char *s = r->toks[i].s, *colon = strchr(s, ':');
+		char *s = r->toks[i].s, *colon;
 		struct desc_point *pt = &r->pts[st->npts];
-		int64_t v;
+		uint64_t off = 0;
+		unsigned nd = 0, d;
+		int64_t v = 0;
+		int fast = 0;
 
-		if (colon == NULL || colon == s)
-			return desc_error(err, PCLN_ESYNTAX, r->name,
-			    r->lineno, "%s: bad point '%s' (expected "
-			    "PCOFF:%s)", tn, s, table == PCLN_TAB_PCFILE ?
-			    "PATH" : "VALUE");
-		*colon = 0;
-		if ((rc = parse_u64(s, &pt->pcoff)) < 0)
-			return bad_number(r, err, rc, "pc offset", s,
-			    "below 2^64");
+		/* The common case first: a decimal PCOFF of at most 19
+		 * digits (no overflow), ':', a decimal VALUE; anything else
+		 * takes the general path, which words the errors. */
+		for (colon = s; (d = (unsigned)(unsigned char)*colon - '0') <= 9 &&
+		    nd < 19; colon++, nd++)
+			off = off * 10 + d;
+		if (nd > 0 && *colon == ':')
+			fast = table == PCLN_TAB_PCFILE ||
+			    fast_i32(colon + 1, &v);
+		if (fast)
+			pt->pcoff = off;
+		else {
+			colon = strchr(s, ':');
+			if (colon == NULL || colon == s)
+				return desc_error(err, PCLN_ESYNTAX, r->name,
+				    r->lineno, "%s: bad point '%s' (expected "
+				    "PCOFF:%s)", tname(r, table), s,
+				    table == PCLN_TAB_PCFILE ? "PATH" :
+				    "VALUE");
+			*colon = 0;
+			if ((rc = parse_u64(s, &pt->pcoff)) < 0)
+				return bad_number(r, err, rc, "pc offset", s,
+				    "below 2^64");
+		}
 		if (pt->pcoff >= r->fsize)
 			return desc_error(err, PCLN_ERANGE, r->name, r->lineno,
 			    "%s: pc offset 0x%llx beyond the size 0x%llx of "
-			    "function %s", tn, (unsigned long long)pt->pcoff,
+			    "function %s", tname(r, table), (unsigned long long)pt->pcoff,
 			    (unsigned long long)r->fsize, r->fname);
 		if (r->quantum > 1 && pt->pcoff % r->quantum != 0)
 			return desc_error(err, PCLN_ERANGE, r->name, r->lineno,
 			    "%s: pc offset 0x%llx is not a multiple of the pc "
-			    "quantum %u", tn, (unsigned long long)pt->pcoff,
+			    "quantum %u", tname(r, table), (unsigned long long)pt->pcoff,
 			    r->quantum);
 		if (r->state[table] == 1 && pt->pcoff <= r->last[table])
 			return desc_error(err, PCLN_EORDER, r->name, r->lineno,
 			    "%s: pc offset 0x%llx not after the previous "
-			    "point's 0x%llx (points must increase)", tn,
+			    "point's 0x%llx (points must increase)", tname(r, table),
 			    (unsigned long long)pt->pcoff,
 			    (unsigned long long)r->last[table]);
 		r->state[table] = 1;
@@ -691,8 +800,8 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 			r->paths[st->npts] = colon + 1;
 			pt->value = (int32_t)st->npts;
 		} else {
-			if ((rc = parse_i64(colon + 1, INT32_MIN, INT32_MAX,
-			    &v)) < 0)
+			if (!fast && (rc = parse_i64(colon + 1, INT32_MIN,
+			    INT32_MAX, &v)) < 0)
 				return bad_number(r, err, rc, "value",
 				    colon + 1, "a 32-bit signed number");
 			pt->value = (int32_t)v;
@@ -800,7 +909,11 @@ desc_next(desc_reader *r, struct desc_stmt *st, pcln_err *err)
 		kw = r->toks[0].s;
 		if (r->toks[0].quoted)
 			kw = "";
-		if (strcmp(kw, "target") == 0)
+		/* The statements most lines are come first. */
+		if ((table = name_table(kw)) >= 0) {
+			if ((rc = need_func(r, kw, err)) == 0)
+				rc = parse_table(r, st, table, 1, err);
+		} else if (strcmp(kw, "target") == 0)
 			rc = parse_target(r, st, err);
 		else if (strcmp(kw, "data") == 0)
 			rc = parse_data(r, st, err);
@@ -817,9 +930,6 @@ desc_next(desc_reader *r, struct desc_stmt *st, pcln_err *err)
 				end_func(r);
 				st->kind = DESC_END;
 			}
-		} else if ((table = name_table(kw)) >= 0) {
-			if ((rc = need_func(r, kw, err)) == 0)
-				rc = parse_table(r, st, table, 1, err);
 		} else if (strcmp(kw, "pcdata") == 0) {
 			uint64_t idx;
 			if ((rc = need_func(r, kw, err)) == 0) {
