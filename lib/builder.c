@@ -341,6 +341,34 @@ pcln_builder_add_point(pcln_builder *b, long f, int table, uint64_t pcoff,
 	return 0;
 }
 
+long
+pclni_builder_add_points(pcln_builder *b, long f, int table,
+    const struct pclni_point *pts, size_t n, pcln_err *err)
+{
+	struct ptab *t;
+	struct bfunc *fn;
+	unsigned q;
+	size_t k;
+
+	if (table == PCLN_TAB_PCFILE)
+		return 0;
+	if ((t = get_tab(b, f, table, 1, err)) == NULL)
+		return -1;
+	fn = &b->f[f];
+	q = b->t.quantum;
+	for (k = 0; k < n; k++) {
+		uint64_t pcoff = pts[k].pcoff;
+		if (pcoff >= fn->size || pcoff % q != 0 ||
+		    (t->n > 0 && pcoff <= t->last))
+			break;
+		if (push_point(t, (uint32_t)pcoff, pts[k].value, q) != 0)
+			return pclni_seterr(err, PCLN_ENOMEM, -1,
+			    "function %ld (%s): out of memory", f,
+			    pclni_build_fname(b, fn));
+	}
+	return (long)k;
+}
+
 int
 pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
     const uint8_t *bytes, size_t len, pcln_err *err)

@@ -98,7 +98,7 @@ pclni_funcdata_off(unsigned ps, uint64_t npcdata, uint64_t j)
 	return pclni_align(PCLN_FUNC_PCDATA(ps, npcdata), ps) + ps * j;
 }
 
-/* --- interning pool: deduplicated byte strings, keyed by XXH64 ---
+/* --- interning pool: deduplicated byte strings, keyed by XXH3 ---
  *
  * Items are appended to DATA in order of first addition and numbered from
  * 0; adding an item already present returns the old number.  Lookups are
@@ -108,10 +108,11 @@ struct pclni_pool {
 	uint8_t *data;
 	size_t len, cap;	/* bytes used / allocated in DATA */
 	uint32_t *off, *size;	/* per item */
-	uint64_t *hash;		/* per item */
 	size_t n, ncap;		/* items used / allocated */
-	uint32_t *slot;		/* hash slots: item number + 1, 0 = empty */
-	size_t nslot;		/* power of two */
+	/* Hash slots: the item's 32 low hash bits << 32 | item number + 1,
+	 * 0 = empty; a probe reads the item only when the bits match. */
+	uint64_t *slot;
+	size_t nslot;		/* power of two, at most 2^32 */
 	int ext;		/* DATA is the caller's (pclni_pool_init_in) */
 };
 
@@ -132,6 +133,22 @@ long pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
 /* The item number of DATA[0..LEN) in P, or -1 if absent (P unchanged). */
 long pclni_pool_find(const struct pclni_pool *p, const void *data,
     size_t len);
+
+/* A pc-value point, for pclni_builder_add_points. */
+struct pclni_point {
+	uint64_t pcoff;
+	int32_t value;
+};
+
+/* Add PTS[0..N) to table TABLE (not pcfile, whose values
+ * pcln_builder_add_point checks) of function F, as that many calls of
+ * pcln_builder_add_point would, without their per-call cost.  Returns
+ * how many were added: fewer than N where point K fails a check (call
+ * pcln_builder_add_point with it for the message), or -1 with ERR set
+ * where pcln_builder_add_point would fail for a bad handle or table or
+ * out of memory. */
+long pclni_builder_add_points(pcln_builder *b, long f, int table,
+    const struct pclni_point *pts, size_t n, pcln_err *err);
 
 /* Move function F of builder B (added with a provisional entry) to
  * ENTRY: 0, or -1 if F is no function or ENTRY fails the checks of

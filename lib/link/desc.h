@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "pcln.h"
+#include "internal.h"
 
 enum desc_kind {
 	DESC_TARGET,	/* key/value in target */
@@ -36,10 +37,9 @@ struct desc_target {
 	int endian;		/* 1 little, 2 big */
 };
 
-struct desc_point {
-	uint64_t pcoff;
-	int32_t value;		/* pcfile: index into the line's paths */
-};
+/* A point: pclni_point (internal.h); for pcfile the value is an index
+ * into the statement's paths. */
+#define desc_point pclni_point
 
 struct desc_stmt {
 	enum desc_kind kind;

@@ -668,7 +668,20 @@ feed(pcln_link *l, struct feeder *fd, uint32_t in, const struct desc_stmt *st,
 		return dropped_quantum(l, st);
 	if (f == NULL || f->dropped)
 		return 0;
-	if (st->kind == DESC_POINTS) {
+	if (st->kind == DESC_POINTS && st->table != PCLN_TAB_PCFILE) {
+		/* All at once; a point the builder refuses, again alone
+		 * for its message. */
+		for (k = 0; k < st->npts; k++) {
+			long n = pclni_builder_add_points(l->b, f->handle,
+			    st->table, st->pts + k, st->npts - k, &berr);
+			if (n < 0)
+				return wrap(l, in, st->line, &berr, err);
+			if ((k += (size_t)n) < st->npts &&
+			    pcln_builder_add_point(l->b, f->handle, st->table,
+			    st->pts[k].pcoff, st->pts[k].value, &berr) < 0)
+				return wrap(l, in, st->line, &berr, err);
+		}
+	} else if (st->kind == DESC_POINTS) {
 		/* The last path's file number: pcfile points repeat it. */
 		const char *lastpath = NULL;
 		long lastn = 0;
