@@ -102,7 +102,11 @@ sort_funcs(struct wstate *w)
 		w->key[k].entry = b->f[k].entry;
 		w->key[k].h = (uint32_t)k;
 	}
-	qsort(w->key, n, sizeof *w->key, skey_cmp);
+	for (k = 1; k < n; k++)		/* mostly in order already */
+		if (skey_cmp(&w->key[k - 1], &w->key[k]) > 0)
+			break;
+	if (k < n)
+		qsort(w->key, n, sizeof *w->key, skey_cmp);
 	for (k = 1; k < n; k++) {
 		const struct bfunc *p = wfunc(w, k - 1), *f = wfunc(w, k);
 		if (p->entry + p->size > f->entry)

@@ -358,15 +358,14 @@ check_table(struct vctx *v, uint64_t i, uint64_t field, int tab,
 	char name[32];
 	int rc;
 
-	if (tab < 3)
-		snprintf(name, sizeof name, "%s", pclnrt_table_name(tab));
-	else
-		snprintf(name, sizeof name, "pcdata[%d]", tab - 3);
+	/* The name is for messages: formatted only on the way to one. */
+#define NAME	(tab < 3 ? pclnrt_table_name(tab) : \
+	    (snprintf(name, sizeof name, "pcdata[%d]", tab - 3), name))
 	if (off < v->hdr_end || off >= v->go12)
 		return pclni_seterr(err, PCLN_EPCTAB, (int64_t)field,
 		    "function %" PRIu64 " at 0x%" PRIx64 ": %s offset 0x%"
 		    PRIx64 ", expected 0 or inside [0x%" PRIx64 ", 0x%" PRIx64
-		    ")", i, field, name, off, v->hdr_end, v->go12);
+		    ")", i, field, NAME, off, v->hdr_end, v->go12);
 	pclnrt_pcstep_init(&s, v->b + off, v->b + v->go12, entry, v->q);
 	while ((rc = pclnrt_pcstep(&s)) == 1) {
 		if (s.nextpc < s.pc || s.nextpc > limit)
@@ -374,7 +373,7 @@ check_table(struct vctx *v, uint64_t i, uint64_t field, int tab,
 			    (int64_t)(s.p - v->b), "function %" PRIu64 " %s "
 			    "table at 0x%" PRIx64 ": row [0x%" PRIx64 ", 0x%"
 			    PRIx64 ") ending at byte 0x%tx runs past 0x%"
-			    PRIx64, i, name, off, s.pc, s.nextpc, s.p - v->b,
+			    PRIx64, i, NAME, off, s.pc, s.nextpc, s.p - v->b,
 			    limit);
 		if (tab == PCLN_TAB_PCFILE && s.value >= 1 &&
 		    (uint64_t)s.value <= v->nfile && v->one &&
@@ -393,14 +392,15 @@ check_table(struct vctx *v, uint64_t i, uint64_t field, int tab,
 		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)v->go12,
 		    "function %" PRIu64 " %s table at 0x%" PRIx64 ": runs off "
 		    "the end of the Go 1.2 part at 0x%" PRIx64 ", expected a "
-		    "terminating 0", i, name, off, v->go12);
+		    "terminating 0", i, NAME, off, v->go12);
 	if (rc == -2)
 		return pclni_seterr(err, PCLN_EVARINT, (int64_t)(s.p - v->b),
 		    "function %" PRIu64 " %s table at 0x%" PRIx64 ": varint at "
-		    "0x%tx overflows 32 bits", i, name, off, s.p - v->b);
+		    "0x%tx overflows 32 bits", i, NAME, off, s.p - v->b);
 	*end = s.nextpc;
 	reach(v, (uint64_t)(s.p - v->b));
 	return 0;
+#undef NAME
 }
 
 static int

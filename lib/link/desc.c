@@ -814,6 +814,73 @@ parse_table(desc_reader *r, struct desc_stmt *st, int table, size_t first,
 	return 0;
 }
 
+/* A pcsp or pcln line of plain points, "PCOFF:VALUE" in decimal, valid,
+ * read straight from the line P (after the keyword) without splitting
+ * it: 1 and *ST, or 0 (nothing changed) for the general path, which
+ * also words any error; -1 out of memory. */
+static int
+fast_points(desc_reader *r, struct desc_stmt *st, int table, const char *p,
+    pcln_err *err)
+{
+	uint64_t last = r->last[table], q = r->quantum;
+	int have = r->state[table] == 1;
+	size_t n = 0;
+
+	if (r->state[table] == 2)
+		return 0;
+	for (;;) {
+		uint64_t off = 0;
+		int64_t v = 0;
+		unsigned nd, d;
+		int neg = 0;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == 0)
+			break;
+		for (nd = 0; (d = (unsigned)(unsigned char)*p - '0') <= 9 &&
+		    nd < 19; p++, nd++)
+			off = off * 10 + d;
+		if (nd == 0 || *p++ != ':')
+			return 0;
+		if (*p == '-')
+			neg = 1, p++;
+		else if (*p == '+')
+			p++;
+		for (nd = 0; (d = (unsigned)(unsigned char)*p - '0') <= 9 &&
+		    nd < 10; p++, nd++)
+			v = v * 10 + d;
+		if (nd == 0 || (*p != ' ' && *p != '\t' && *p != 0))
+			return 0;
+		if (neg)
+			v = -v;
+		if (v < INT32_MIN || v > INT32_MAX || off >= r->fsize ||
+		    (q > 1 && off % q != 0) || (have && off <= last))
+			return 0;
+		if (n == r->ptcap && pclni_grow(&r->pts, &r->ptcap, n + 1,
+		    sizeof *r->pts) < 0)
+			return desc_error(err, PCLN_ENOMEM, r->name, r->lineno,
+			    "out of memory");
+		r->pts[n].pcoff = off;
+		r->pts[n].value = (int32_t)v;
+		n++;
+		last = off;
+		have = 1;
+	}
+	if (n == 0)
+		return 0;
+	if (r->state[table] == 0)
+		r->touched[r->ntouched++] = table;
+	r->state[table] = 1;
+	r->last[table] = last;
+	st->table = table;
+	st->pts = r->pts;
+	st->npts = n;
+	st->paths = r->paths;
+	st->kind = DESC_POINTS;
+	return 1;
+}
+
 static int
 parse_funcdata(desc_reader *r, struct desc_stmt *st, pcln_err *err)
 {
@@ -899,6 +966,28 @@ desc_next(desc_reader *r, struct desc_stmt *st, pcln_err *err)
 				    r->fline, "func %s has no 'end' before "
 				    "the end of the input", r->fname);
 			return 0;
+		}
+		if (r->infunc) {
+			/* Most lines: pcsp and pcln points. */
+			const char *p = r->line;
+			int t = -1;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (p[0] == 'p' && p[1] == 'c') {
+				if (p[2] == 's' && p[3] == 'p')
+					t = PCLN_TAB_PCSP;
+				else if (p[2] == 'l' && p[3] == 'n')
+					t = PCLN_TAB_PCLN;
+				if (t >= 0 && p[4] != ' ' && p[4] != '\t')
+					t = -1;
+			}
+			if (t >= 0) {
+				memset(st, 0, sizeof *st);
+				st->line = r->lineno;
+				if ((rc = fast_points(r, st, t, p + 5,
+				    err)) != 0)
+					return rc;
+			}
 		}
 		if (tokenize(r, err) < 0)
 			return -1;

@@ -355,6 +355,20 @@ span_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/* Sort SPANS[0..N) by span_cmp; inputs are mostly in order already,
+ * and then there is nothing to do. */
+static void
+sort_spans(struct span *v, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i < n; i++)
+		if (span_cmp(&v[i - 1], &v[i]) > 0)
+			break;
+	if (i < n)
+		qsort(v, n, sizeof *v, span_cmp);
+}
+
 static int
 overlap_error(pcln_link *l, const struct lfunc *a, const struct lfunc *b,
     pcln_err *err)
@@ -420,7 +434,7 @@ place(pcln_link *l, pcln_err *err)
 		fx[nfx].idx = i;
 		nfx++;
 	}
-	qsort(fx, nfx, sizeof *fx, span_cmp);
+	sort_spans(fx, nfx);
 	for (i = 1, j = 0; i < nfx; i++) {
 		/* J: the fixed function reaching furthest so far. */
 		if (fx[i].entry < fx[j].end) {
@@ -472,7 +486,7 @@ place(pcln_link *l, pcln_err *err)
 		all[n].idx = i;
 		n++;
 	}
-	qsort(all, n, sizeof *all, span_cmp);
+	sort_spans(all, n);
 	if ((l->order = malloc((n + 1) * sizeof *l->order)) == NULL) {
 		nomem(err);
 		goto out;
