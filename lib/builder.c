@@ -273,7 +273,7 @@ check_value(pcln_builder *b, long f, int table, uint32_t pcoff,
 /* Add the point (OFF, VALUE) to T, whose points are offsets in units
  * of Q: close the open row at OFF if VALUE changes it.  0, or -1 out of
  * memory (T unchanged). */
-static int
+static inline int
 push_point(struct ptab *t, uint32_t off, int32_t value, unsigned q)
 {
 	uint8_t *p;

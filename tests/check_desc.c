@@ -748,6 +748,25 @@ static const struct {
 	  PCLN_ERANGE, "b.pcln:2: funcdata 0: d-5" },
 	{ "func f size 8\n", "", 0, PCLN_ESYNTAX,
 	  "a.pcln:1: func f has no 'end'" },
+	/* What the link's one read (pass 2 during pass 1) notices first
+	 * is still reported in the order of two passes: a pass-1 error
+	 * of a later input before a table error of an earlier one, an
+	 * overlap before an undefined symbol, and the quantum checks of a
+	 * dropped dupok function, which is never built. */
+	{ "target quantum 4\nfunc f size 8\npcln 0:1 2:2\nend\n",
+	  "bogus\n", 0, PCLN_ESYNTAX, "b.pcln:1: unknown statement 'bogus'" },
+	{ "func f size 8 entry 0x1000\nfuncdata 0 nosuch\nend\n",
+	  "func g size 8 entry 0x1004\nend\n", 0, PCLN_EOVERLAP,
+	  "b.pcln:1: function g [0x1004, 0x100c) overlaps function f" },
+	{ "target quantum 4\nfunc f size 8 dupok\nend\n",
+	  "func f size 8 dupok\npcln 0:1 2:2\nend\n", 0, PCLN_ERANGE,
+	  "b.pcln:2: pcln: pc offset 0x2 is not a multiple" },
+	{ "target quantum 4\nfunc f size 8 dupok\nend\n",
+	  "func f size 6 dupok\nend\n", 0, PCLN_ERANGE,
+	  "b.pcln:1: func f: size 0x6 is not a multiple of the pc quantum 4" },
+	{ "func f size 8\npcln 0:1 4:2\nend\n",
+	  "target quantum 4\nfunc g size 4\npcln 2:1\nend\n", 0,
+	  PCLN_ERANGE, "b.pcln:3: pcln: pc offset 0x2 is not a multiple" },
 };
 
 START_TEST(test_link_errors)
@@ -768,6 +787,124 @@ START_TEST(test_link_errors)
 	    _i, err.msg, badlink[_i].msg);
 	ck_assert_ptr_null(pcln_link_get_stats(k.l));
 	linked_free(&k);
+}
+END_TEST
+
+/* The link reads each input once where the target is known at the
+ * first file or function (pass 2 during pass 1), else twice: both give
+ * the blob a link with the target on top gives. */
+START_TEST(test_one_read)
+{
+	static const char *const late[] = {
+		"func f size 8\npcsp 0:0 4:8\npcln 0:1 4:2\nend\n",
+		"target quantum 4\nfunc g size 4\npcln 0:3\nend\n",
+	};
+	static const char *const early[] = {
+		"target quantum 4\n"
+		"func f size 8\npcsp 0:0 4:8\npcln 0:1 4:2\nend\n",
+		"func g size 4\npcln 0:3\nend\n",
+	};
+	struct linked a, b;
+	pcln_info info;
+	pcln_err err;
+	int32_t v;
+
+	ck_assert_int_eq(link_texts(&a, NULL, late, 2, &err), 0);
+	ck_assert_int_eq(link_texts(&b, NULL, early, 2, &err), 0);
+	pcln_get_info(a.t, &info);
+	ck_assert_uint_eq(info.target.quantum, 4);
+	ck_assert_int_eq(pcln_pcvalue(a.t, 0, PCLN_TAB_PCLN, 0x1004, &v,
+	    NULL), 0);
+	ck_assert_int_eq(v, 2);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert_int_eq(memcmp(a.blob, b.blob, a.len), 0);
+	linked_free(&a);
+	linked_free(&b);
+}
+END_TEST
+
+/* Points the reader takes on its fast path (plain decimal) and on the
+ * general one (hex, signs, quotes, comments, tabs) mean the same. */
+START_TEST(test_points_paths)
+{
+	static const char *const plain[] = {
+		"func f size 0x20\npcsp 0:0 1:8 16:-4 31:0\n"
+		"pcln 0:10 4:12 8:2147483647 12:-2147483648 20:7\nend\n",
+	};
+	static const char *const other[] = {
+		"func f size 0x20\npcsp 0x0:0 1:+8 \"16\":-4 31:0x0 # sp\n"
+		"\tpcln\t0:10 4:0xc 8:+2147483647 12:-2147483648\t20:07\n"
+		"end\n",
+	};
+	struct linked a, b;
+	pcln_err err;
+
+	ck_assert_int_eq(link_texts(&a, NULL, plain, 1, &err), 0);
+	ck_assert_int_eq(link_texts(&b, NULL, other, 1, &err), 0);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert_int_eq(memcmp(a.blob, b.blob, a.len), 0);
+	linked_free(&a);
+	linked_free(&b);
+}
+END_TEST
+
+/* Lines across the reader's 1 MiB chunks, and one line longer than a
+ * chunk, from memory and from a file: the same blob, the right values. */
+START_TEST(test_chunks)
+{
+	size_t cap = 4u << 20, len = 0, i;
+	char *text = malloc(cap), path[] = "/tmp/check_desc.XXXXXX";
+	struct linked a;
+	pcln_func f;
+	pcln_link *l;
+	uint8_t *blob;
+	size_t blen;
+	pcln_err err;
+	int32_t v;
+	FILE *fp;
+	int fd;
+
+	ck_assert_ptr_nonnull(text);
+	for (i = 0; len < (3u << 19); i++)
+		len += (size_t)sprintf(text + len, "func f%zu size 0x40\n"
+		    "\tpcsp 0:0 1:8 63:0\n\tpcln 0:%zu 32:%zu\nend\n", i, i,
+		    i + 1);
+	len += (size_t)sprintf(text + len, "func long size 0x40000\npcln");
+	for (i = 0; i < 0x40000; i += 2)
+		len += (size_t)sprintf(text + len, " %zu:%zu", i, i % 1000);
+	len += (size_t)sprintf(text + len, "\nend\nfunc last size 4\n"
+	    "pcln 0:5\nend");		/* no newline at the end */
+	ck_assert_uint_lt(len, cap);
+	ck_assert_int_eq(link_texts(&a, NULL, (const char *const *)&text, 1,
+	    &err), 0);
+	ck_assert_int_eq(pcln_get_func(a.t, pcln_nfunc(a.t) - 2, &f), 0);
+	ck_assert_str_eq(f.name, "long");
+	ck_assert_int_eq(pcln_pcvalue(a.t, pcln_nfunc(a.t) - 2,
+	    PCLN_TAB_PCLN, f.entry + 0x3e9ca, &v, NULL), 0);
+	ck_assert_int_eq(v, 0x3e9ca % 1000);
+	ck_assert_int_eq(pcln_get_func(a.t, pcln_nfunc(a.t) - 1, &f), 0);
+	ck_assert_str_eq(f.name, "last");
+	ck_assert_int_eq(pcln_pcvalue(a.t, pcln_nfunc(a.t) - 1,
+	    PCLN_TAB_PCLN, f.entry, &v, NULL), 0);
+	ck_assert_int_eq(v, 5);
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	fp = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(fp);
+	ck_assert_uint_eq(fwrite(text, 1, len, fp), len);
+	ck_assert_int_eq(fclose(fp), 0);
+	l = pcln_link_new(NULL, &err);
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(pcln_link_add_file(l, path, &err), 0);
+	ck_assert_msg(pcln_link_run(l, &blob, &blen, &err) == 0, "%s",
+	    err.msg);
+	ck_assert_uint_eq(blen, a.len);
+	ck_assert_int_eq(memcmp(blob, a.blob, blen), 0);
+	free(blob);
+	pcln_link_free(l);
+	unlink(path);
+	linked_free(&a);
+	free(text);
 }
 END_TEST
 
@@ -901,6 +1038,9 @@ desc_suite(void)
 	tcase_add_test(tc, test_hex);
 	tcase_add_test(tc, test_dedupe_dupok);
 	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_one_read);
+	tcase_add_test(tc, test_points_paths);
+	tcase_add_test(tc, test_chunks);
 	tcase_add_test(tc, test_api_misuse);
 	tcase_add_test(tc, test_atomic_write);
 	suite_add_tcase(s, tc);
