@@ -192,28 +192,49 @@ encode(const struct ptab *t, uint32_t size, unsigned q, uint8_t *out,
 	return len;
 }
 
-/* Encode table J of the function at sorted position K and add it to
- * the pool of distinct tables (with its checkpoints, for a trailer). */
+/* A table encoded at the end of the pool's data, not yet added. */
+struct pend {
+	size_t k, j, len, rows;
+	uint32_t h;
+};
+
+/* Encode table J of the function at sorted position K after the pool's
+ * data and OVER bytes more (a table still pending) into *PD, and ask
+ * for its pool slot: the slot is read from memory while the pending
+ * table is added (one miss a table, in a pool of millions). */
 static int
-encode_table(struct wstate *w, size_t k, size_t j)
+encode_next(struct wstate *w, size_t k, size_t j, size_t over,
+    struct pend *pd)
 {
 	const struct bfunc *f = wfunc(w, k);
 	const struct ptab *t = j < 3 ? &f->tab[j] : &f->pcdata[j - 3];
+	uint8_t *at = w->tabs.data + w->tabs.len + over;	/* in W->buf */
+
+	if (encoded_max(t) > w->tabs.cap - w->tabs.len - over)
+		return pclni_build_badmath(w, "table bound", w->tabs.len +
+		    over + encoded_max(t), w->tabs.cap);
+	pd->k = k;
+	pd->j = j;
+	if ((pd->len = encode(t, f->size, w->q, at, &pd->rows)) == 0)
+		return 0;
+	pd->h = pclni_pool_hash(at, pd->len);
+	pclni_pool_prefetch(&w->tabs, pd->h);
+	return 0;
+}
+
+/* Add the table PD, encoded at the end of the pool's data, to the pool
+ * of distinct tables (with its checkpoints, for a trailer). */
+static int
+add_table(struct wstate *w, const struct pend *pd)
+{
+	size_t k = pd->k, j = pd->j, len = pd->len, rows = pd->rows;
 	pcln_build_stats *st = &w->st;
-	size_t rows;
+	uint8_t *at = w->tabs.data + w->tabs.len;
 	long id;
 	int isnew, rc;
 
-	uint8_t *at = w->tabs.data + w->tabs.len;	/* in W->buf */
-	size_t len;
-
-	if (encoded_max(t) > w->tabs.cap - w->tabs.len)
-		return pclni_build_badmath(w, "table bound", w->tabs.len +
-		    encoded_max(t), w->tabs.cap);
-	if ((len = encode(t, f->size, w->q, at, &rows)) == 0)
-		return 0;
 	st->ntables++;
-	id = pclni_pool_add(&w->tabs, at, len, &isnew);
+	id = pclni_pool_add_hashed(&w->tabs, at, len, pd->h, &isnew);
 	if (id == -1)
 		return pclni_build_nomem(w);
 	if (id < 0)
@@ -254,6 +275,8 @@ encode_table(struct wstate *w, size_t k, size_t j)
 static int
 encode_tables(struct wstate *w)
 {
+	struct pend pd, nx;
+	int have = 0;
 	size_t k, j;
 
 	size_t bound = 0;
@@ -277,10 +300,30 @@ encode_tables(struct wstate *w)
 	if ((w->buf = calloc(1, w->bufsize ? w->bufsize : 1)) == NULL)
 		return pclni_build_nomem(w);
 	pclni_pool_init_in(&w->tabs, w->buf + w->tables_start, bound);
+	/* One table pending: encoded after it, each table is added in
+	 * order once the next one is encoded; where the pending one was a
+	 * duplicate (the pool's data did not grow) the next moves back
+	 * over it. */
 	for (k = 0; k < w->n; k++)
-		for (j = 0; j < 3 + (size_t)wfunc(w, k)->npcdata; j++)
-			if (encode_table(w, k, j) != 0)
+		for (j = 0; j < 3 + (size_t)wfunc(w, k)->npcdata; j++) {
+			size_t before = w->tabs.len;
+			if (encode_next(w, k, j, have ? pd.len : 0, &nx) != 0)
 				return -1;
+			if (nx.len == 0)
+				continue;
+			if (have) {
+				if (add_table(w, &pd) != 0)
+					return -1;
+				if (w->tabs.len == before)
+					memmove(w->tabs.data + before,
+					    w->tabs.data + before + pd.len,
+					    nx.len);
+			}
+			pd = nx;
+			have = 1;
+		}
+	if (have && add_table(w, &pd) != 0)
+		return -1;
 	return 0;
 }
 

@@ -130,6 +130,14 @@ void pclni_pool_free(struct pclni_pool *p);
  * means that the item does not fit in its capacity. */
 long pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
     int *isnew);
+/* pclni_pool_add in two steps, for a caller that has other work to do
+ * while the slot comes from memory: the hash of DATA[0..LEN), a hint
+ * that an item of hash H comes next (a prefetch of its slot), and the
+ * addition with the hash computed already. */
+uint32_t pclni_pool_hash(const void *data, size_t len);
+void pclni_pool_prefetch(const struct pclni_pool *p, uint32_t h);
+long pclni_pool_add_hashed(struct pclni_pool *p, const void *data,
+    size_t len, uint32_t h, int *isnew);
 /* The item number of DATA[0..LEN) in P, or -1 if absent (P unchanged). */
 long pclni_pool_find(const struct pclni_pool *p, const void *data,
     size_t len);

@@ -117,6 +117,24 @@ hash32(const void *data, size_t len)
 	return (uint32_t)XXH3_64bits(data, len);
 }
 
+uint32_t
+pclni_pool_hash(const void *data, size_t len)
+{
+	return hash32(data, len);
+}
+
+void
+pclni_pool_prefetch(const struct pclni_pool *p, uint32_t h)
+{
+#if defined(__GNUC__)
+	if (p->nslot > 0)
+		__builtin_prefetch(&p->slot[(size_t)h & (p->nslot - 1)]);
+#else
+	(void)p;
+	(void)h;
+#endif
+}
+
 /* The slot of DATA[0..LEN), whose hash is H: the item's, else the empty
  * one where it would go. */
 static size_t
@@ -150,7 +168,13 @@ long
 pclni_pool_add(struct pclni_pool *p, const void *data, size_t len,
     int *isnew)
 {
-	uint32_t h = hash32(data, len);
+	return pclni_pool_add_hashed(p, data, len, hash32(data, len), isnew);
+}
+
+long
+pclni_pool_add_hashed(struct pclni_pool *p, const void *data, size_t len,
+    uint32_t h, int *isnew)
+{
 	size_t s;
 
 	if (isnew != NULL)
