@@ -686,6 +686,21 @@ START_TEST(test_dedupe_dupok)
 }
 END_TEST
 
+/* Links of X[0..N) and Y[0..N) give the same blob. */
+static void
+assert_same_blob(const char *const *x, const char *const *y, size_t n)
+{
+	struct linked a, b;
+	pcln_err err;
+
+	ck_assert_int_eq(link_texts(&a, NULL, x, n, &err), 0);
+	ck_assert_int_eq(link_texts(&b, NULL, y, n, &err), 0);
+	ck_assert_uint_eq(a.len, b.len);
+	ck_assert_int_eq(memcmp(a.blob, b.blob, a.len), 0);
+	linked_free(&a);
+	linked_free(&b);
+}
+
 START_TEST(test_deterministic)
 {
 	static const char *const texts[] = {
@@ -694,15 +709,8 @@ START_TEST(test_deterministic)
 		"func g size 8 entry 0x2000\npcln 0:3\nend\n",
 		"func e size 4\npcfile 0:b.go\npcln 0:9\nend\n",
 	};
-	struct linked a, b;
-	pcln_err err;
 
-	ck_assert_int_eq(link_texts(&a, NULL, texts, 2, &err), 0);
-	ck_assert_int_eq(link_texts(&b, NULL, texts, 2, &err), 0);
-	ck_assert_uint_eq(a.len, b.len);
-	ck_assert_int_eq(memcmp(a.blob, b.blob, a.len), 0);
-	linked_free(&a);
-	linked_free(&b);
+	assert_same_blob(texts, texts, 2);
 }
 END_TEST
 
@@ -804,22 +812,19 @@ START_TEST(test_one_read)
 		"func f size 8\npcsp 0:0 4:8\npcln 0:1 4:2\nend\n",
 		"func g size 4\npcln 0:3\nend\n",
 	};
-	struct linked a, b;
+	struct linked a;
 	pcln_info info;
 	pcln_err err;
 	int32_t v;
 
 	ck_assert_int_eq(link_texts(&a, NULL, late, 2, &err), 0);
-	ck_assert_int_eq(link_texts(&b, NULL, early, 2, &err), 0);
 	pcln_get_info(a.t, &info);
 	ck_assert_uint_eq(info.target.quantum, 4);
 	ck_assert_int_eq(pcln_pcvalue(a.t, 0, PCLN_TAB_PCLN, 0x1004, &v,
 	    NULL), 0);
 	ck_assert_int_eq(v, 2);
-	ck_assert_uint_eq(a.len, b.len);
-	ck_assert_int_eq(memcmp(a.blob, b.blob, a.len), 0);
 	linked_free(&a);
-	linked_free(&b);
+	assert_same_blob(late, early, 2);
 }
 END_TEST
 
@@ -836,15 +841,8 @@ START_TEST(test_points_paths)
 		"\tpcln\t0:10 4:0xc 8:+2147483647 12:-2147483648\t20:07\n"
 		"end\n",
 	};
-	struct linked a, b;
-	pcln_err err;
 
-	ck_assert_int_eq(link_texts(&a, NULL, plain, 1, &err), 0);
-	ck_assert_int_eq(link_texts(&b, NULL, other, 1, &err), 0);
-	ck_assert_uint_eq(a.len, b.len);
-	ck_assert_int_eq(memcmp(a.blob, b.blob, a.len), 0);
-	linked_free(&a);
-	linked_free(&b);
+	assert_same_blob(plain, other, 1);
 }
 END_TEST
 

@@ -209,13 +209,15 @@ fill(desc_reader *r, pcln_err *err)
 static int
 read_line(desc_reader *r, size_t *lenp, pcln_err *err)
 {
-	char *s, *nl;
+	char *s = NULL, *nl = NULL;
 	size_t len, scanned = 0;
 
 	for (;;) {
-		s = r->buf + r->pos;
-		nl = r->end > r->pos + scanned ? memchr(s + scanned, '\n',
-		    r->end - r->pos - scanned) : NULL;
+		if (r->buf != NULL) {	/* NULL before the first fill */
+			s = r->buf + r->pos;
+			nl = r->end > r->pos + scanned ? memchr(s + scanned,
+			    '\n', r->end - r->pos - scanned) : NULL;
+		}
 		if (nl != NULL || r->eof)
 			break;
 		scanned = r->end - r->pos;
