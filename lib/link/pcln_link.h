@@ -8,9 +8,11 @@
  * the libpcln builder (pcln.h).
  *
  * Memory: the link handle allocates with malloc and is freed by
- * pcln_link_free.  Inputs given as files are read twice (once to collect
- * function headers and symbols, once to feed the builder) and never held
- * whole in memory, so a link needs memory proportional to its output.
+ * pcln_link_free.  Inputs given as files are read once (collecting
+ * function headers and symbols while feeding the builder), or twice when
+ * the target is settled only after the first file or function statement,
+ * and never held whole in memory, so a link needs memory proportional to
+ * its output.
  * Nothing here is async-signal-safe or prints.
  *
  * Errors: functions return -1 (or NULL) and fill an optional pcln_err
