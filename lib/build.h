@@ -139,6 +139,8 @@ struct wstate {
 	uint64_t funcs_end;	/* end of the Func records */
 	uint64_t names_start, tables_start, filetab_off, go12size;
 	uint64_t ninl;		/* INLTREE records of all functions */
+	struct pclnrt_inlform inl;	/* their layout: INLPACK's if they
+					 * fit (plan_inl), else INLTREE's */
 	struct wsect sect[WSECT_MAX];
 	unsigned nsect;
 	uint64_t dir_off, foot_off, total;

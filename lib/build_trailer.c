@@ -294,22 +294,83 @@ plan_ckpt(struct wstate *w)
 	return 0;
 }
 
+/* Bits needed for X. */
+static unsigned
+nbits(uint64_t x)
+{
+	unsigned n = 0;
+
+	for (; x != 0; x >>= 1)
+		n++;
+	return n;
+}
+
+/* The layout of the inlined calls in W->inl: INLPACK (returns 1) when
+ * every field fits its width and the widths 64 bits, unless the flags
+ * ask for INLTREE; else INLTREE (returns 0). */
+static int
+plan_inl(struct wstate *w)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, maxp = 0, maxf = 0, maxl = 0;
+	size_t k, j;
+
+	memset(&w->inl, 0, sizeof w->inl);
+	w->inl.size = PCLN_INL_SIZE;
+	w->inl.recs = 4 * ((uint64_t)w->n + 1);
+	if (w->ninl == 0 || w->flags & PCLN_WRITE_INLTREE)
+		return 0;
+	for (k = 0; k < w->n; k++) {
+		const struct bfunc *f = wfunc(w, k);
+		for (j = 0; j < f->ninl; j++) {
+			const struct binl *r = &f->inl[j];
+			uint64_t name = w->names_start +
+			    w->b->names.off[r->name];
+			if (r->line < 0)
+				return 0;
+			lo = name < lo ? name : lo;
+			hi = name > hi ? name : hi;
+			maxp = (uint64_t)(r->parent + 1) > maxp ?
+			    (uint64_t)(r->parent + 1) : maxp;
+			maxf = (uint64_t)r->file > maxf ? (uint64_t)r->file : maxf;
+			maxl = (uint64_t)r->line > maxl ? (uint64_t)r->line : maxl;
+		}
+	}
+	w->inl.w[0] = (uint8_t)nbits(maxp);
+	w->inl.w[1] = (uint8_t)nbits(maxf);
+	w->inl.w[2] = (uint8_t)nbits(maxl);
+	w->inl.w[3] = (uint8_t)nbits(hi - lo);
+	if ((unsigned)w->inl.w[0] + w->inl.w[1] + w->inl.w[2] + w->inl.w[3] >
+	    64) {
+		memset(w->inl.w, 0, sizeof w->inl.w);
+		return 0;
+	}
+	w->inl.size = PCLN_INLP_SIZE;
+	w->inl.recs = PCLN_INLP_RECS(w->n);
+	w->inl.namebase = (uint32_t)lo;
+	return 1;
+}
+
 int
 pclni_build_plan_trailer(struct wstate *w)
 {
 	pcln_build_stats *st = &w->st;
 	uint64_t sects = 0;
 	unsigned k;
+	int packed;
 
 	add_sect(w, PCLN_SECT_FUNCSIZE, 4 * (uint64_t)w->n);
-	if (w->ninl > 0)
-		add_sect(w, PCLN_SECT_INLTREE, 4 * ((uint64_t)w->n + 1) +
+	packed = plan_inl(w);
+	if (w->ninl > 0 && !packed)
+		add_sect(w, PCLN_SECT_INLTREE, w->inl.recs +
 		    PCLN_INL_SIZE * w->ninl);
 	plan_findex(w);
 	if (plan_ckpt(w) != 0)
 		return -1;
 	if (w->b->nbuildid > 0)
 		add_sect(w, PCLN_SECT_BUILDID, w->b->nbuildid);
+	if (w->ninl > 0 && packed)
+		add_sect(w, PCLN_SECT_INLPACK, w->inl.recs +
+		    PCLN_INLP_SIZE * w->ninl);
 	w->dir_off = sect_cursor(w);
 	w->foot_off = w->dir_off + w->nsect * PCLN_DIRENT_SIZE;
 	w->total = w->foot_off + PCLN_FOOTER_SIZE;
@@ -334,25 +395,48 @@ put_funcsize(struct wstate *w, uint8_t *p, uint64_t *len)
 	return 0;
 }
 
-/* INLTREE: start[nfunc + 1], then every function's records. */
+/* INLTREE or INLPACK (W->inl): INLPACK's header, start[nfunc + 1], then
+ * every function's records. */
 static int
 put_inltree(struct wstate *w, uint8_t *p, uint64_t *len)
 {
+	const struct pclnrt_inlform *fm = &w->inl;
 	uint64_t c = 0, idx = 0;
 	int big = w->big;
 	size_t k, j;
 
+	if (fm->size == PCLN_INLP_SIZE) {
+		memcpy(p, fm->w, 4);
+		pclni_store32(p + PCLN_INLP_NAMEBASE, fm->namebase, big);
+		c = PCLN_INLP_START;
+	}
 	for (k = 0; k <= w->n; k++) {
 		pclni_store32(p + c, (uint32_t)idx, big);
 		c += 4;
 		if (k < w->n)
 			idx += wfunc(w, k)->ninl;
 	}
+	for (; c < fm->recs; c++)	/* INLPACK's records are 8-aligned */
+		p[c] = 0;
 	for (k = 0; k < w->n; k++) {
 		const struct bfunc *f = wfunc(w, k);
 		for (j = 0; j < f->ninl; j++) {
 			const struct binl *r = &f->inl[j];
 			uint8_t *q = p + c;
+			uint32_t name = (uint32_t)w->names_start +
+			    w->b->names.off[r->name];
+			if (fm->size == PCLN_INLP_SIZE) {
+				unsigned at = fm->w[0] + fm->w[1];
+				uint64_t v = (uint64_t)(r->parent + 1) |
+				    (uint64_t)r->file << fm->w[0] |
+				    (uint64_t)r->line << at;
+				at += fm->w[2];
+				if (fm->w[3] > 0)
+					v |= (uint64_t)(name - fm->namebase) << at;
+				pclni_store64(q, v, big);
+				c += PCLN_INLP_SIZE;
+				continue;
+			}
 			pclni_store32(q + PCLN_INL_PARENT, (uint32_t)r->parent,
 			    big);
 			pclni_store32(q + PCLN_INL_NAME, (uint32_t)
@@ -464,6 +548,8 @@ static const struct {
 	  put_ckpt },
 	{ PCLN_SECT_BUILDID, "trailer: BUILDID", "trailer: BUILDID end",
 	  put_buildid },
+	{ PCLN_SECT_INLPACK, "trailer: INLPACK", "trailer: INLPACK end",
+	  put_inltree },
 };
 #define NWRITERS	(sizeof writers / sizeof writers[0])
 

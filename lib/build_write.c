@@ -577,7 +577,7 @@ pcln_builder_write(pcln_builder *b, unsigned flags, uint8_t **out,
 	if (b == NULL || out == NULL || len == NULL)
 		return pclni_seterr(err, PCLN_EINVAL, -1, "write: NULL argument");
 	if (flags & ~(unsigned)(PCLN_WRITE_GO12 | PCLN_WRITE_INDEX |
-	    PCLN_WRITE_NOINDEX) || (flags & PCLN_WRITE_INDEX &&
+	    PCLN_WRITE_NOINDEX | PCLN_WRITE_INLTREE) || (flags & PCLN_WRITE_INDEX &&
 	    flags & PCLN_WRITE_NOINDEX))
 		return pclni_seterr(err, PCLN_EINVAL, -1,
 		    "write: unknown flags 0x%x", flags);

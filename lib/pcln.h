@@ -115,6 +115,9 @@ typedef struct pcln_builder pcln_builder;
 #define PCLN_WRITE_GO12		0x1	/* plain Go 1.2: no trailer */
 #define PCLN_WRITE_INDEX	0x2	/* FUNCINDEX section at any nfunc */
 #define PCLN_WRITE_NOINDEX	0x4	/* no FUNCINDEX section */
+#define PCLN_WRITE_INLTREE	0x8	/* inlined calls in the 16-byte
+					 * INLTREE section, as before
+					 * INLPACK (doc/FORMAT.md) */
 /* Without either flag the trailer gets a FUNCINDEX section (constant-time
  * pclnrt_findfunc / pcln_find_func) when the blob has at least this many
  * functions (below it a binary search is at most 8 steps anyway).  The

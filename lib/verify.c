@@ -25,9 +25,12 @@ struct vctx {
 	uint64_t nfile;
 	int64_t funcsize;	/* offset of the FUNCSIZE section, or -1 */
 	uint64_t nfuncsize;	/* entries in it */
-	int64_t inltree;	/* offset of the INLTREE section, or -1 */
+	int64_t inltree;	/* offset of the INLPACK or INLTREE section,
+				 * or -1 */
 	uint64_t ninlsize;	/* its size */
 	uint64_t ninlrec;	/* its records (inltree_head) */
+	uint32_t inltag;	/* which of the two */
+	struct pclnrt_inlform inl;	/* its layout (inltree_head) */
 	int64_t findex;		/* offset of the FUNCINDEX section, or -1 */
 	uint64_t nfindex;	/* its size */
 	int64_t ckpt;		/* offset of the PCCKPT section, or -1 */
@@ -197,9 +200,16 @@ check_trailer(struct vctx *v)
 		v->funcsize = (int64_t)sx.off[PCLN_SECT_FUNCSIZE];
 		v->nfuncsize = sx.size[PCLN_SECT_FUNCSIZE] / 4;
 	}
-	if (sx.present[PCLN_SECT_INLTREE]) {
-		v->inltree = (int64_t)sx.off[PCLN_SECT_INLTREE];
-		v->ninlsize = sx.size[PCLN_SECT_INLTREE];
+	if (sx.present[PCLN_SECT_INLTREE] && sx.present[PCLN_SECT_INLPACK])
+		return pclni_seterr(err, PCLN_ETRAILER,
+		    (int64_t)sx.off[PCLN_SECT_INLPACK], "trailer INLPACK "
+		    "section at 0x%" PRIx64 ": the blob has an INLTREE section "
+		    "too, expected one of the two", sx.off[PCLN_SECT_INLPACK]);
+	v->inltag = sx.present[PCLN_SECT_INLPACK] ? PCLN_SECT_INLPACK :
+	    PCLN_SECT_INLTREE;
+	if (sx.present[v->inltag]) {
+		v->inltree = (int64_t)sx.off[v->inltag];
+		v->ninlsize = sx.size[v->inltag];
 	}
 	if (sx.present[PCLN_SECT_FUNCINDEX]) {
 		v->findex = (int64_t)sx.off[PCLN_SECT_FUNCINDEX];
@@ -477,26 +487,57 @@ check_func(struct vctx *v, uint64_t i)
 	return 0;
 }
 
-/* The INLTREE section's size and the ends of its start[] array. */
+/* The name of the inline section, for messages. */
+static const char *
+inlsect(const struct vctx *v)
+{
+	return v->inltag == PCLN_SECT_INLPACK ? "INLPACK" : "INLTREE";
+}
+
+/* Offset of the inline section's start[] array. */
+static uint64_t
+inlstart(const struct vctx *v)
+{
+	return (uint64_t)v->inltree +
+	    (v->inltag == PCLN_SECT_INLPACK ? PCLN_INLP_START : 0);
+}
+
+/* The inline section's header and size, the zero padding before
+ * INLPACK's records, and the ends of its start[] array. */
 static int
 inltree_head(struct vctx *v)
 {
 	pcln_err *err = v->err;
-	uint64_t base = (uint64_t)v->inltree, head = 4 * (v->n + 1), k;
+	const struct pclnrt_inlform *fm = &v->inl;
+	uint64_t base = (uint64_t)v->inltree, st0 = inlstart(v), k;
 
-	if (v->ninlsize < head || (v->ninlsize - head) % PCLN_INL_SIZE != 0)
+	if (pclnrt_inlform_get(v->b + base, v->ninlsize, v->inltag, v->n,
+	    v->big, &v->inl) != 0 && v->ninlsize >= fm->recs)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
-		    "trailer INLTREE section at 0x%" PRIx64 ": size %" PRIu64
-		    ", expected 4 * (nfunc + 1) = %" PRIu64 " plus a multiple "
-		    "of %u", base, v->ninlsize, head, PCLN_INL_SIZE);
-	v->ninlrec = (v->ninlsize - head) / PCLN_INL_SIZE;
+		    "trailer INLPACK section at 0x%" PRIx64 ": widths %u, %u, "
+		    "%u, %u, expected each at most %u and at most 64 together",
+		    base, fm->w[0], fm->w[1], fm->w[2], fm->w[3],
+		    PCLN_INLP_MAXBITS);
+	if (v->ninlsize < fm->recs || (v->ninlsize - fm->recs) % fm->size != 0)
+		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
+		    "trailer %s section at 0x%" PRIx64 ": size %" PRIu64
+		    ", expected %" PRIu64 " (header and start[nfunc + 1]) "
+		    "plus a multiple of %u", inlsect(v), base, v->ninlsize,
+		    fm->recs, fm->size);
+	v->ninlrec = (v->ninlsize - fm->recs) / fm->size;
+	for (k = st0 + 4 * (v->n + 1); k < base + fm->recs; k++)
+		if (v->b[k] != 0)
+			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)k,
+			    "trailer INLPACK padding byte at 0x%" PRIx64
+			    " is 0x%02x, expected 0", k, v->b[k]);
 	for (k = 0; k < 2; k++) {
-		uint64_t i = k ? v->n : 0, st = ld32(v, base + 4 * i);
+		uint64_t i = k ? v->n : 0, st = ld32(v, st0 + 4 * i);
 		if (st != (k ? v->ninlrec : 0))
 			return pclni_seterr(err, PCLN_ETRAILER,
-			    (int64_t)(base + 4 * i), "trailer INLTREE start[%"
+			    (int64_t)(st0 + 4 * i), "trailer %s start[%"
 			    PRIu64 "] at 0x%" PRIx64 ": %" PRIu64 ", expected %s",
-			    i, base + 4 * i, st, k ? "the record count" : "0");
+			    inlsect(v), i, st0 + 4 * i, st,
+			    k ? "the record count" : "0");
 	}
 	return 0;
 }
@@ -508,41 +549,45 @@ static int
 check_inl_func(struct vctx *v, uint64_t i)
 {
 	pcln_err *err = v->err;
-	uint64_t base = (uint64_t)v->inltree, head = 4 * (v->n + 1);
-	uint64_t s0 = ld32(v, base + 4 * i), s1 = ld32(v, base + 4 * i + 4);
+	const struct pclnrt_inlform *fm = &v->inl;
+	uint64_t base = (uint64_t)v->inltree + fm->recs, st0 = inlstart(v);
+	uint64_t s0 = ld32(v, st0 + 4 * i), s1 = ld32(v, st0 + 4 * i + 4);
 	uint64_t fo, npc, toff, k;
 	struct pclnrt_pcstep s;
-	int rc;
+	int packed = v->inltag == PCLN_SECT_INLPACK, rc;
 
 	if (s1 < s0 || s1 > v->ninlrec)
 		return pclni_seterr(err, PCLN_ETRAILER,
-		    (int64_t)(base + 4 * i + 4), "trailer INLTREE start[%"
+		    (int64_t)(st0 + 4 * i + 4), "trailer %s start[%"
 		    PRIu64 "] at 0x%" PRIx64 ": %" PRIu64 ", expected not "
 		    "below the previous one and at most the record count",
-		    i + 1, base + 4 * i + 4, s1);
+		    inlsect(v), i + 1, st0 + 4 * i + 4, s1);
 	for (k = s0; k < s1; k++) {
-		uint64_t r = base + head + PCLN_INL_SIZE * k;
-		int32_t parent = (int32_t)ld32(v, r + PCLN_INL_PARENT);
-		uint64_t name = ld32(v, r + PCLN_INL_NAME);
-		uint64_t file = ld32(v, r + PCLN_INL_FILE);
-		if (parent < -1 || parent >= (int64_t)(k - s0))
+		uint64_t r = base + fm->size * k;
+		struct pclnrt_inlrec in;
+		uint64_t file;
+
+		pclnrt_inlrec_get(v->b + r, fm, v->big, &in);
+		file = (uint32_t)in.file;
+		if (in.parent < -1 || in.parent >= (int64_t)(k - s0))
 			return pclni_seterr(err, PCLN_ETRAILER, (int64_t)r,
-			    "INLTREE record %" PRIu64 " of function %" PRIu64
+			    "%s record %" PRIu64 " of function %" PRIu64
 			    " at 0x%" PRIx64 ": parent %" PRId32 ", expected -1 "
-			    "to %" PRId64, k - s0, i, r, parent,
+			    "to %" PRId64, inlsect(v), k - s0, i, r, in.parent,
 			    (int64_t)(k - s0) - 1);
-		if (!str_ok(v, name))
+		if (!str_ok(v, in.name))
 			return pclni_seterr(err, PCLN_ESTRING,
-			    (int64_t)(r + PCLN_INL_NAME), "INLTREE record %"
-			    PRIu64 " of function %" PRIu64 " at 0x%" PRIx64
-			    ": name offset 0x%" PRIx64 " is not a string in the "
-			    "Go 1.2 part", k - s0, i, r, name);
+			    (int64_t)(r + (packed ? 0 : PCLN_INL_NAME)),
+			    "%s record %" PRIu64 " of function %" PRIu64
+			    " at 0x%" PRIx64 ": name offset 0x%" PRIx32 " is not "
+			    "a string in the Go 1.2 part", inlsect(v), k - s0,
+			    i, r, in.name);
 		if (file < 1 || file > v->nfile)
 			return pclni_seterr(err, PCLN_EFILETAB,
-			    (int64_t)(r + PCLN_INL_FILE), "INLTREE record %"
-			    PRIu64 " of function %" PRIu64 " at 0x%" PRIx64
-			    ": file %" PRIu64 ", expected 1 to %" PRIu64, k - s0,
-			    i, r, file, v->nfile);
+			    (int64_t)(r + (packed ? 0 : PCLN_INL_FILE)),
+			    "%s record %" PRIu64 " of function %" PRIu64
+			    " at 0x%" PRIx64 ": file %" PRIu64 ", expected 1 to %"
+			    PRIu64, inlsect(v), k - s0, i, r, file, v->nfile);
 		if (v->one && file_ok(v, file) != 0)
 			return -1;
 	}

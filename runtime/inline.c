@@ -1,4 +1,4 @@
-/* inline.c -- inlined calls at a pc, from the trailer's INLTREE section
+/* inline.c -- inlined calls at a pc, from the trailer's INLPACK or INLTREE section
  * and a function's PCLN_PCDATA_INLTREE table (doc/FORMAT.md, section 8).
  *
  * Allocates nothing, takes no lock, safe in a signal handler; every read
@@ -12,7 +12,9 @@ pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
     size_t max, size_t *n)
 {
 	const pclnrt_table *t = f->t;
-	uint64_t off, size, head, s0, s1, base;
+	const struct pclnrt_inlform *fm = &t->inlform;
+	uint64_t size, s0, s1;
+	pclnrt_bptr base;
 	int32_t idx;
 	int rc;
 
@@ -24,37 +26,32 @@ pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
 		return rc;
 	if (t->inltree == NULL)
 		return PCLNRT_OK;	/* pcdata 2 is the producer's own */
-	off = (uint64_t)(t->inltree - t->blob);
 	size = t->inltreelen;
-	head = 4 * (t->nfunc + 1);
-	if (size < head || f->index >= t->nfunc)
+	if (fm->size == 0 || f->index >= t->nfunc)
 		return PCLNRT_CORRUPT;
-	s0 = pclnrt_load32(t->blob + off + 4 * (uint64_t)f->index, t->big);
-	s1 = pclnrt_load32(t->blob + off + 4 * (uint64_t)f->index + 4,
-	    t->big);
-	base = off + head;
-	if (s0 > s1 || (size - head) / PCLN_INL_SIZE < s1)
+	/* start[] follows INLPACK's 8-byte header; INLTREE has none. */
+	base = t->inltree + (fm->size == PCLN_INLP_SIZE ? PCLN_INLP_START : 0);
+	s0 = pclnrt_load32(base + 4 * (uint64_t)f->index, t->big);
+	s1 = pclnrt_load32(base + 4 * (uint64_t)f->index + 4, t->big);
+	base = t->inltree + fm->recs;
+	if (s0 > s1 || (size - fm->recs) / fm->size < s1)
 		return PCLNRT_CORRUPT;
 	/* Parents are below their children, so this ends within s1 - s0
 	 * steps. */
 	while (idx >= 0 && *n < max) {
-		const uint8_t *r;
-		int32_t parent;
+		struct pclnrt_inlrec r;
 
 		if ((uint64_t)idx >= s1 - s0)
 			return PCLNRT_CORRUPT;
-		r = t->blob + base + PCLN_INL_SIZE * (s0 + (uint64_t)idx);
-		calls[*n].name = pclnrt_cstring_(t,
-		    pclnrt_load32(r + PCLN_INL_NAME, t->big));
-		calls[*n].file = pclnrt_filename(t,
-		    (int32_t)pclnrt_load32(r + PCLN_INL_FILE, t->big));
-		calls[*n].line = (int32_t)pclnrt_load32(r + PCLN_INL_LINE,
-		    t->big);
+		pclnrt_inlrec_get(base + fm->size * (s0 + (uint64_t)idx), fm,
+		    t->big, &r);
+		calls[*n].name = pclnrt_cstring_(t, r.name);
+		calls[*n].file = pclnrt_filename(t, r.file);
+		calls[*n].line = r.line;
 		(*n)++;
-		parent = (int32_t)pclnrt_load32(r + PCLN_INL_PARENT, t->big);
-		if (parent >= idx)
+		if (r.parent >= idx)
 			return PCLNRT_CORRUPT;
-		idx = parent;
+		idx = r.parent;
 	}
 	return PCLNRT_OK;
 }

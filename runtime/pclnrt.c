@@ -76,6 +76,7 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	struct pclnrt_header h;
 	uint64_t ps, nfunc, ft, ns, k;
 	size_t go12;
+	unsigned itag;
 	int big, rc;
 
 	t->blob = b;
@@ -90,6 +91,7 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->findexlen = 0;
 	t->inltree = NULL;
 	t->inltreelen = 0;
+	t->inlform.size = 0;
 	t->ckpt = NULL;
 	t->ckptlen = 0;
 	t->buildid = NULL;
@@ -138,8 +140,15 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->filetab = (uint32_t)ft;
 	t->nslots = (uint32_t)ns;
 	t->funcsize = sect(b, &sx, PCLN_SECT_FUNCSIZE);
-	t->inltree = sect(b, &sx, PCLN_SECT_INLTREE);
-	t->inltreelen = sx.size[PCLN_SECT_INLTREE];
+	/* INLPACK if there is one, else INLTREE (blobs before INLPACK). */
+	itag = sx.present[PCLN_SECT_INLPACK] ? PCLN_SECT_INLPACK :
+	    PCLN_SECT_INLTREE;
+	t->inltree = sect(b, &sx, itag);
+	t->inltreelen = sx.size[itag];
+	/* A header that does not fit: pclnrt_inline answers CORRUPT. */
+	if (t->inltree != NULL && pclnrt_inlform_get(t->inltree,
+	    t->inltreelen, itag, nfunc, big, &t->inlform) != 0)
+		t->inlform.size = 0;
 	/* An index or checkpoint section whose header does not fit is
 	 * ignored: lookups then binary-search and decode from the entry. */
 	if (nfunc > 0 && pclnrt_index_ok(sect(b, &sx, PCLN_SECT_FUNCINDEX),

@@ -92,8 +92,10 @@ typedef struct pclnrt_table {
 	pclnrt_bptr findex;		/* FUNCINDEX section, or NULL if
 					 * absent or its header is bad */
 	uint64_t findexlen;
-	pclnrt_bptr inltree;		/* INLTREE section, or NULL */
+	pclnrt_bptr inltree;		/* INLPACK or INLTREE section, or
+					 * NULL (also if its header is bad) */
 	uint64_t inltreelen;
+	struct pclnrt_inlform inlform;	/* its records' layout */
 	pclnrt_bptr ckpt;		/* PCCKPT section, or NULL if absent
 					 * or its header is bad */
 	uint64_t ckptlen;

@@ -243,6 +243,32 @@
 #define PCLN_SECT_BUILDID	5u
 #define PCLN_BUILDID_MAX	64u
 
+/* Trailer section 6, INLPACK: the INLTREE section's records, bit-packed
+ *   into 8 bytes each (the writer's choice when they fit; a blob holds at
+ *   most one of INLTREE and INLPACK).  Header, then start[] as in
+ *   INLTREE, then the records, each a uint64 in the blob's byte order:
+ *     0  uint8   pbits   bits of (parent + 1)          0 .. 32
+ *     1  uint8   fbits   bits of file                  0 .. 32
+ *     2  uint8   lbits   bits of line (not negative)   0 .. 32
+ *     3  uint8   nbits   bits of (name - namebase)     0 .. 32
+ *     4  uint32  namebase
+ *     8  uint32  start[nfunc + 1]
+ *     PCLN_INLP_RECS(nfunc): the records (8-aligned in the section)
+ *   pbits + fbits + lbits + nbits <= 64.  A record R holds, from its low
+ *   bit: parent + 1 (pbits), file (fbits), line (lbits), name - namebase
+ *   (nbits); the fields mean what INLTREE's do. */
+#define PCLN_SECT_INLPACK	6u
+#define PCLN_INLP_PBITS		0
+#define PCLN_INLP_FBITS		1
+#define PCLN_INLP_LBITS		2
+#define PCLN_INLP_NBITS		3
+#define PCLN_INLP_NAMEBASE	4
+#define PCLN_INLP_START		8u
+#define PCLN_INLP_RECS(nfunc) \
+	(PCLN_INLP_START + ((4 * ((uint64_t)(nfunc) + 1) + 7) & ~(uint64_t)7))
+#define PCLN_INLP_SIZE		8u
+#define PCLN_INLP_MAXBITS	32u
+
 /* pcsp value for "not known here" (pclnld --elf writes it where the CFA
  * is not sp-based): pclnrt_traceback stops (PCLNRT_STOP_NO_SP) unless
  * the CFA-rule pcdata below says where the frame is. */
@@ -356,6 +382,86 @@ pclnrt_loadptr(pclnrt_bptr p, unsigned ps, int big)
 	return ps == 8 ? pclnrt_load64(p, big) : pclnrt_load32(p, big);
 }
 
+/* --- inline records: INLTREE (16 bytes) or INLPACK (8, bit-packed) ---
+ *
+ * struct pclnrt_inlform: how one section lays out its records: SIZE
+ * (PCLN_INL_SIZE or PCLN_INLP_SIZE), RECS (offset of record 0 from the
+ * section's start), the four widths and the name base of INLPACK.
+ * pclnrt_inlform_get: read it from section S of LEN bytes (TAG
+ * PCLN_SECT_INLTREE or PCLN_SECT_INLPACK) for NFUNC functions; returns 0,
+ * or -1 if the header does not fit or its widths are out of range.
+ * pclnrt_inlrec_get: record K at R (S + RECS + SIZE * K, which fits). */
+struct pclnrt_inlform {
+	uint64_t recs;
+	uint32_t size, namebase;
+	uint8_t w[4];		/* pbits, fbits, lbits, nbits */
+};
+
+struct pclnrt_inlrec {
+	int32_t parent, file, line;
+	uint32_t name;
+};
+
+static inline int
+pclnrt_inlform_get(pclnrt_bptr s, uint64_t len, uint32_t tag,
+    uint64_t nfunc, int big, struct pclnrt_inlform *fm)
+{
+	unsigned i, sum = 0;
+
+	fm->namebase = 0;
+	fm->w[0] = fm->w[1] = fm->w[2] = fm->w[3] = 0;
+	if (tag == PCLN_SECT_INLTREE) {
+		fm->size = PCLN_INL_SIZE;
+		fm->recs = 4 * (nfunc + 1);
+		return len >= fm->recs ? 0 : -1;
+	}
+	fm->size = PCLN_INLP_SIZE;
+	fm->recs = PCLN_INLP_RECS(nfunc);
+	if (len < fm->recs)
+		return -1;
+	for (i = 0; i < 4; i++) {
+		fm->w[i] = s[i];
+		if (fm->w[i] > PCLN_INLP_MAXBITS)
+			return -1;
+		sum += fm->w[i];
+	}
+	fm->namebase = pclnrt_load32(s + PCLN_INLP_NAMEBASE, big);
+	return sum <= 64 ? 0 : -1;
+}
+
+/* WIDTH (<= 32) bits of V from bit AT. */
+static inline uint32_t
+pclnrt_inlp_field(uint64_t v, unsigned at, unsigned width)
+{
+	if (width == 0)
+		return 0;
+	return (uint32_t)((v >> at) & (((uint64_t)1 << width) - 1));
+}
+
+static inline void
+pclnrt_inlrec_get(pclnrt_bptr r, const struct pclnrt_inlform *fm, int big,
+    struct pclnrt_inlrec *o)
+{
+	uint64_t v;
+	unsigned at;
+
+	if (fm->size == PCLN_INL_SIZE) {
+		o->parent = (int32_t)pclnrt_load32(r + PCLN_INL_PARENT, big);
+		o->name = pclnrt_load32(r + PCLN_INL_NAME, big);
+		o->file = (int32_t)pclnrt_load32(r + PCLN_INL_FILE, big);
+		o->line = (int32_t)pclnrt_load32(r + PCLN_INL_LINE, big);
+		return;
+	}
+	v = pclnrt_load64(r, big);
+	o->parent = (int32_t)(pclnrt_inlp_field(v, 0, fm->w[0]) - 1);
+	at = fm->w[0];
+	o->file = (int32_t)pclnrt_inlp_field(v, at, fm->w[1]);
+	at += fm->w[1];
+	o->line = (int32_t)pclnrt_inlp_field(v, at, fm->w[2]);
+	at += fm->w[2];
+	o->name = fm->namebase + pclnrt_inlp_field(v, at, fm->w[3]);
+}
+
 /* --- the header: the only parse in the project ---
  *
  * pclnrt_header: read the header of B[0..LEN) (LEN >= 8): the byte order
@@ -437,7 +543,7 @@ pclnrt_table_name(int table)
  * other tags are skipped.  Returns 0, or -1 if some entry's section does
  * not lie inside [go12size, directory) (S then still holds every
  * entry).  At most N loop steps. */
-#define PCLN_SECT_LAST		PCLN_SECT_BUILDID	/* the highest tag */
+#define PCLN_SECT_LAST		PCLN_SECT_INLPACK	/* the highest tag */
 
 struct pclnrt_footer {
 	uint64_t at;		/* offset of the footer, LEN - PCLN_FOOTER_SIZE */

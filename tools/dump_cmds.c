@@ -29,6 +29,7 @@ sect_name(uint32_t tag)
 	case PCLN_SECT_FUNCINDEX:	return "FUNCINDEX";
 	case PCLN_SECT_PCCKPT:		return "PCCKPT";
 	case PCLN_SECT_BUILDID:		return "BUILDID";
+	case PCLN_SECT_INLPACK:		return "INLPACK";
 	default:			return "unknown";
 	}
 }

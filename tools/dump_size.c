@@ -92,24 +92,31 @@ dump_trailer_nsect(const dump_input *in)
 	return (uint32_t)pcln_nsections(in->t);
 }
 
-/* Push the name of every INLTREE record (kind 1) onto STRS: the
- * section is 4 * (nfunc + 1) bytes of record starts, then the records
+/* Push the name of every INLPACK or INLTREE record (kind 1) onto STRS:
+ * the section is a header, the record starts, then the records
  * (runtime/pclnrt_format.h). */
 static int
 inline_names(const dump_input *in, struct refs *strs)
 {
 	uint32_t nsect = dump_trailer_nsect(in), s, tag, off, size;
-	uint64_t head = 4 * ((uint64_t)in->info.nfunc + 1), r, go12;
+	int big = in->info.target.bigendian;
+	struct pclnrt_inlform fm;
+	uint64_t r, go12;
 
 	go12 = in->info.go12size;
 	for (s = 0; s < nsect; s++) {
 		dump_trailer_entry(in, s, &tag, &off, &size);
-		if (tag != PCLN_SECT_INLTREE || size < head || off > in->len ||
-		    in->len - off < size)
+		if ((tag != PCLN_SECT_INLTREE && tag != PCLN_SECT_INLPACK) ||
+		    off > in->len || in->len - off < size ||
+		    pclnrt_inlform_get(in->blob + off, size, tag,
+		    in->info.nfunc, big, &fm) != 0)
 			continue;
-		for (r = head; size - r >= PCLN_INL_SIZE; r += PCLN_INL_SIZE) {
-			uint32_t name = pclnrt_load32(in->blob + off + r +
-			    PCLN_INL_NAME, in->info.target.bigendian);
+		for (r = fm.recs; size - r >= fm.size; r += fm.size) {
+			struct pclnrt_inlrec rec;
+			uint32_t name;
+
+			pclnrt_inlrec_get(in->blob + off + r, &fm, big, &rec);
+			name = rec.name;
 			if (name == 0 || name >= go12 || memchr(in->blob +
 			    name, 0, (size_t)(go12 - name)) == NULL)
 				continue;
