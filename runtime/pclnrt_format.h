@@ -402,6 +402,7 @@ struct pclnrt_inlrec {
 	uint32_t name;
 };
 
+#ifndef PCLNRT_BPF	/* the inline tree is the host's */
 static inline int
 pclnrt_inlform_get(pclnrt_bptr s, uint64_t len, uint32_t tag,
     uint64_t nfunc, int big, struct pclnrt_inlform *fm)
@@ -461,6 +462,7 @@ pclnrt_inlrec_get(pclnrt_bptr r, const struct pclnrt_inlform *fm, int big,
 	at += fm->w[2];
 	o->name = fm->namebase + pclnrt_inlp_field(v, at, fm->w[3]);
 }
+#endif /* !PCLNRT_BPF */
 
 /* --- the header: the only parse in the project ---
  *

@@ -69,24 +69,31 @@ EOF
 if "$CC" -O2 -g -o inl inl.c 2>/dev/null && "$LD" --elf inl -o inl.blob \
     2>/dev/null; then
 	"$D" summary inl.blob >inl.summary
-	grep -q '(INLTREE)' inl.summary || fail "inl.blob: no INLTREE section"
+	grep -q '(INLPACK)' inl.summary || fail "inl.blob: no INLPACK section"
 	# (pclndump summary: sq and add3 exist only inlined; their names
 	# count as function names, not padding: tests/pclndump/check_size.)
 	grep -q '^distinct names: [0-9]* function ([1-9][0-9]* of them inlined-only), 1 file$' \
 	    inl.summary || fail "inl.blob: summary: $(grep names inl.summary)"
 	same inl.blob
-	# Damage INLTREE record 0 (its file becomes 0x7f7f7f7f): the
-	# function it belongs to is damaged, the others are not.
-	ioff=$(sed -n 's/^  section 2 (INLTREE): offset \(0x[0-9a-f]*\), .*/\1/p' inl.summary)
+	# Damage INLPACK record 0 (its file bits become 0): the function
+	# it belongs to is damaged, the others are not.
+	ioff=$(sed -n 's/^  section 6 (INLPACK): offset \(0x[0-9a-f]*\), .*/\1/p' inl.summary)
 	nfunc=$(sed -n 's/^functions: *\([0-9]*\)$/\1/p' inl.summary)
-	cp inl.blob badinl.blob
-	printf '\177\177\177\177' | dd of=badinl.blob bs=1 conv=notrunc \
-	    seek=$((ioff + 4 * (nfunc + 1) + 8)) 2>/dev/null
+	python3 - inl.blob "$ioff" "$nfunc" <<'EOF' || fail "badinl.blob"
+import struct, sys
+off, n = int(sys.argv[2], 0), int(sys.argv[3])
+b = bytearray(open(sys.argv[1], 'rb').read())
+pb, fb = b[off], b[off + 1]	# pbits, fbits (runtime/pclnrt_format.h)
+r = off + 8 + ((4 * (n + 1) + 7) & ~7)	# record 0
+v = struct.unpack_from('<Q', b, r)[0] & ~(((1 << fb) - 1) << pb)
+struct.pack_into('<Q', b, r, v)
+open('badinl.blob', 'wb').write(b)
+EOF
 	ncase=$((ncase + 1))
 	"$D" addr2line -e inl.blob -fi <inl.blob.pcs >good.out
 	"$D" addr2line -e badinl.blob -fi <inl.blob.pcs >bad.out 2>bad.err
 	rc=$?
-	sed -n 's/^pclndump: badinl.blob: function [0-9]* (\(.*\)) at 0x[0-9a-f]*: damaged tables: INLTREE record 0 of function [0-9]* at 0x[0-9a-f]*: file 2139062143, expected 1 to [0-9]*; .*/\1/p' \
+	sed -n 's/^pclndump: badinl.blob: function [0-9]* (\(.*\)) at 0x[0-9a-f]*: damaged tables: INLPACK record 0 of function [0-9]* at 0x[0-9a-f]*: file 0, expected 1 to [0-9]*; .*/\1/p' \
 	    bad.err >warned.txt
 	[ "$rc" -eq 1 ] && [ "$(wc -l <bad.err)" -eq 1 ] &&
 	    [ -s warned.txt ] && ! grep -Fxqf warned.txt bad.out ||

@@ -76,13 +76,13 @@ if [ -f "$top_builddir/examples/crash-nopcln" ]; then
 	[ ! -e bad.pcln ] || fail "--elf --ptrsize 4: wrote output"
 	# The inline tree by default; none with --no-inline, which must
 	# not be accepted without --elf.
-	"$D" summary c.pcln | grep -q '(INLTREE)' ||
-		fail "--elf: no INLTREE section"
+	"$D" summary c.pcln | grep -q '(INLPACK)' ||
+		fail "--elf: no INLPACK section"
 	expect 0 "$LD" --elf "$top_builddir/examples/crash-nopcln" \
 	    --no-inline -o noinl.pcln
 	expect 0 "$D" verify noinl.pcln
-	"$D" summary noinl.pcln | grep -q '(INLTREE)' &&
-		fail "--no-inline: INLTREE section written"
+	"$D" summary noinl.pcln | grep -q '(INL\(TREE\|PACK\))' &&
+		fail "--no-inline: inline section written"
 	expect 2 "$LD" --go hello.go12 --no-inline -o bad.pcln
 fi
 

@@ -1,6 +1,8 @@
 /* check_inline.c -- the inline tree: pcln_builder_add_inline writes the
- * trailer's INLTREE section, pcln_verify checks it, pclnrt_inline reads
- * it back (innermost first), and damage is reported, not followed. */
+ * trailer's INLPACK section (INLTREE with PCLN_WRITE_INLTREE, as blobs
+ * before INLPACK have it), pcln_verify checks it, pclnrt_inline reads
+ * either back (innermost first, the same answers), and damage is
+ * reported, not followed. */
 #include <config.h>
 
 #include <check.h>
@@ -76,9 +78,9 @@ make_builder(int32_t badvalue)
 	return b;
 }
 
-/* Offset of the INLTREE section of BLOB, 0 if none. */
+/* Offset of section TAG of BLOB, 0 if none; its size in *SIZE. */
 static uint32_t
-inltree_off(const uint8_t *blob, size_t len)
+sect_off(const uint8_t *blob, size_t len, uint32_t tag, uint32_t *size)
 {
 	const uint8_t *ft = blob + len - PCLN_FOOTER_SIZE;
 	uint32_t dir = pclnrt_load32(ft + PCLN_FOOTER_DIROFF, 0);
@@ -86,23 +88,58 @@ inltree_off(const uint8_t *blob, size_t len)
 
 	for (i = 0; i < n; i++) {
 		const uint8_t *d = blob + dir + i * PCLN_DIRENT_SIZE;
-		if (pclnrt_load32(d + PCLN_DIRENT_TAG, 0) == PCLN_SECT_INLTREE)
+		if (pclnrt_load32(d + PCLN_DIRENT_TAG, 0) == tag) {
+			*size = pclnrt_load32(d + PCLN_DIRENT_SIZEF, 0);
 			return pclnrt_load32(d + PCLN_DIRENT_OFF, 0);
+		}
 	}
 	return 0;
 }
 
+static uint32_t
+inltree_off(const uint8_t *blob, size_t len)
+{
+	uint32_t size;
+
+	return sect_off(blob, len, PCLN_SECT_INLTREE, &size);
+}
+
+/* The two forms: INLPACK by default, INLTREE when asked. */
+static const struct form {
+	unsigned flags;
+	uint32_t tag, other, size;
+} forms[] = {
+	/* 8 header + start[4] + 3 records of 8 */
+	{ 0, PCLN_SECT_INLPACK, PCLN_SECT_INLTREE, 8 + 16 + 3 * 8 },
+	/* start[4] + 3 records of 16 */
+	{ PCLN_WRITE_INLTREE, PCLN_SECT_INLTREE, PCLN_SECT_INLPACK,
+	    16 + 3 * 16 },
+};
+
 START_TEST(test_lookup)
 {
+	const struct form *fm = &forms[_i];
 	pcln_builder *b = make_builder(0);
 	uint8_t *blob;
 	size_t len, i, k;
+	uint32_t off, size;
 	pclnrt_table t;
 	pcln_err err;
 
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
+	ck_assert_int_eq(pcln_builder_write(b, fm->flags, &blob, &len, &err),
+	    0);
 	ck_assert_int_eq(pcln_verify(blob, len, &err), 0);
-	ck_assert_uint_ne(inltree_off(blob, len), 0);
+	ck_assert_uint_ne((off = sect_off(blob, len, fm->tag, &size)), 0);
+	ck_assert_uint_eq(size, fm->size);
+	ck_assert_uint_eq(sect_off(blob, len, fm->other, &size), 0);
+	if (fm->tag == PCLN_SECT_INLPACK) {
+		/* parent + 1 <= 1, file <= 2, line <= 30; the three names
+		 * lie within 64 bytes. */
+		ck_assert_uint_eq(blob[off + PCLN_INLP_PBITS], 1);
+		ck_assert_uint_eq(blob[off + PCLN_INLP_FBITS], 2);
+		ck_assert_uint_eq(blob[off + PCLN_INLP_LBITS], 5);
+		ck_assert_uint_le(blob[off + PCLN_INLP_NBITS], 6);
+	}
 	ck_assert_int_eq(pclnrt_init(&t, blob, len), PCLNRT_EINIT_OK);
 	for (i = 0; i < sizeof wants / sizeof wants[0]; i++) {
 		const struct want *w = &wants[i];
@@ -176,7 +213,8 @@ START_TEST(test_damage)
 	pclnrt_func f;
 	pclnrt_inlcall calls[4];
 
-	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
+	ck_assert_int_eq(pcln_builder_write(b, PCLN_WRITE_INLTREE, &blob, &len,
+	    &err), 0);
 	off = inltree_off(blob, len) + 4 * 4 + PCLN_INL_SIZE * d->rec +
 	    d->field;	/* 3 functions: 4 start words */
 	blob[off] = (uint8_t)d->value;
@@ -195,6 +233,56 @@ START_TEST(test_damage)
 	else
 		ck_assert_int_eq(pclnrt_inline(&f, 0x1020, calls, 4, &n),
 		    PCLNRT_OK);
+	ck_assert_uint_le(n, 2);
+	free(blob);
+	pcln_builder_free(b);
+}
+END_TEST
+
+/* Damaged INLPACK: a width out of range is refused at the header (and
+ * the runtime answers CORRUPT); a parent at or above its own record is
+ * named, and the runtime stops; a record of all ones names no string. */
+static const struct pdamage {
+	unsigned at;		/* byte offset in the section */
+	unsigned nbytes;
+	uint64_t value;		/* little-endian */
+	int code;
+	const char *msg;
+	int rt;			/* pclnrt_inline at 0x1020 */
+} pdamages[] = {
+	{ PCLN_INLP_NBITS, 1, 33, PCLN_ETRAILER, "expected each at most 32",
+	  PCLNRT_CORRUPT },
+	{ PCLN_INLP_PBITS, 2, 0x2020, PCLN_ETRAILER, "at most 64 together",
+	  PCLNRT_CORRUPT },
+	/* record 0 all ones: parent + 1 = 1, itself */
+	{ 8 + 16, 8, UINT64_MAX, PCLN_ETRAILER, "parent 0, expected -1 to -1",
+	  PCLNRT_CORRUPT },
+};
+
+START_TEST(test_damage_packed)
+{
+	const struct pdamage *d = &pdamages[_i];
+	pcln_builder *b = make_builder(0);
+	pclnrt_inlcall calls[4];
+	uint8_t *blob;
+	size_t len, n = 0, k;
+	uint32_t off, size;
+	pcln_err err;
+	pclnrt_table t;
+	pclnrt_func f;
+
+	ck_assert_int_eq(pcln_builder_write(b, 0, &blob, &len, &err), 0);
+	off = sect_off(blob, len, PCLN_SECT_INLPACK, &size);
+	ck_assert_uint_ne(off, 0);
+	for (k = 0; k < d->nbytes; k++)
+		blob[off + d->at + k] = (uint8_t)(d->value >> (8 * k));
+	ck_assert_int_eq(pclnrt_init(&t, blob, len), PCLNRT_EINIT_OK);
+	ck_assert_int_eq(pclnrt_findfunc(&t, 0x1020, &f), PCLNRT_OK);
+	ck_assert_int_eq(pcln_verify(blob, len, &err), -1);
+	ck_assert_int_eq(err.code, d->code);
+	ck_assert_msg(strstr(err.msg, d->msg) != NULL, "message '%s' lacks "
+	    "'%s'", err.msg, d->msg);
+	ck_assert_int_eq(pclnrt_inline(&f, 0x1020, calls, 4, &n), d->rt);
 	ck_assert_uint_le(n, 2);
 	free(blob);
 	pcln_builder_free(b);
@@ -243,12 +331,14 @@ main(void)
 	SRunner *sr;
 	int nf;
 
-	tcase_add_test(tc, test_lookup);
+	tcase_add_loop_test(tc, test_lookup, 0, sizeof forms / sizeof forms[0]);
 	tcase_add_test(tc, test_builder_errors);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("errors");
 	tcase_add_loop_test(tc, test_damage, 0,
 	    sizeof damages / sizeof damages[0]);
+	tcase_add_loop_test(tc, test_damage_packed, 0,
+	    sizeof pdamages / sizeof pdamages[0]);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
