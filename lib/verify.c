@@ -516,8 +516,8 @@ inltree_head(struct vctx *v)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
 		    "trailer INLPACK section at 0x%" PRIx64 ": widths %u, %u, "
 		    "%u, %u, expected each at most %u and at most 64 together",
-		    base, fm->w[0], fm->w[1], fm->w[2], fm->w[3],
-		    PCLN_INLP_MAXBITS);
+		    base, v->b[base], v->b[base + 1], v->b[base + 2],
+		    v->b[base + 3], PCLN_INLP_MAXBITS);
 	if (v->ninlsize < fm->recs || (v->ninlsize - fm->recs) % fm->size != 0)
 		return pclni_seterr(err, PCLN_ETRAILER, (int64_t)base,
 		    "trailer %s section at 0x%" PRIx64 ": size %" PRIu64

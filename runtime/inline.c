@@ -34,7 +34,9 @@ pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
 	s0 = pclnrt_load32(base + 4 * (uint64_t)f->index, t->big);
 	s1 = pclnrt_load32(base + 4 * (uint64_t)f->index + 4, t->big);
 	base = t->inltree + fm->recs;
-	if (s0 > s1 || (size - fm->recs) / fm->size < s1)
+	/* (no 64-bit division: 32-bit targets would need libgcc's) */
+	if (s0 > s1 || size < fm->recs || (size - fm->recs) >>
+	    (fm->size == PCLN_INLP_SIZE ? 3 : 4) < s1)
 		return PCLNRT_CORRUPT;
 	/* Parents are below their children, so this ends within s1 - s0
 	 * steps. */

@@ -395,6 +395,8 @@ struct pclnrt_inlform {
 	uint64_t recs;
 	uint32_t size, namebase;
 	uint8_t w[4];		/* pbits, fbits, lbits, nbits */
+	uint8_t at[4];		/* each field's first bit (0 if empty) */
+	uint32_t mask[4];	/* each field's mask (0 if empty) */
 };
 
 struct pclnrt_inlrec {
@@ -410,7 +412,10 @@ pclnrt_inlform_get(pclnrt_bptr s, uint64_t len, uint32_t tag,
 	unsigned i, sum = 0;
 
 	fm->namebase = 0;
-	fm->w[0] = fm->w[1] = fm->w[2] = fm->w[3] = 0;
+	for (i = 0; i < 4; i++) {
+		fm->w[i] = fm->at[i] = 0;
+		fm->mask[i] = 0;
+	}
 	if (tag == PCLN_SECT_INLTREE) {
 		fm->size = PCLN_INL_SIZE;
 		fm->recs = 4 * (nfunc + 1);
@@ -424,19 +429,16 @@ pclnrt_inlform_get(pclnrt_bptr s, uint64_t len, uint32_t tag,
 		fm->w[i] = s[i];
 		if (fm->w[i] > PCLN_INLP_MAXBITS)
 			return -1;
+		if (fm->w[i] > 0) {
+			fm->at[i] = (uint8_t)sum;
+			fm->mask[i] = (uint32_t)(((uint64_t)1 << fm->w[i]) - 1);
+		}
 		sum += fm->w[i];
+		if (sum > 64)
+			return -1;
 	}
 	fm->namebase = pclnrt_load32(s + PCLN_INLP_NAMEBASE, big);
-	return sum <= 64 ? 0 : -1;
-}
-
-/* WIDTH (<= 32) bits of V from bit AT. */
-static inline uint32_t
-pclnrt_inlp_field(uint64_t v, unsigned at, unsigned width)
-{
-	if (width == 0)
-		return 0;
-	return (uint32_t)((v >> at) & (((uint64_t)1 << width) - 1));
+	return 0;
 }
 
 static inline void
@@ -444,7 +446,6 @@ pclnrt_inlrec_get(pclnrt_bptr r, const struct pclnrt_inlform *fm, int big,
     struct pclnrt_inlrec *o)
 {
 	uint64_t v;
-	unsigned at;
 
 	if (fm->size == PCLN_INL_SIZE) {
 		o->parent = (int32_t)pclnrt_load32(r + PCLN_INL_PARENT, big);
@@ -454,13 +455,10 @@ pclnrt_inlrec_get(pclnrt_bptr r, const struct pclnrt_inlform *fm, int big,
 		return;
 	}
 	v = pclnrt_load64(r, big);
-	o->parent = (int32_t)(pclnrt_inlp_field(v, 0, fm->w[0]) - 1);
-	at = fm->w[0];
-	o->file = (int32_t)pclnrt_inlp_field(v, at, fm->w[1]);
-	at += fm->w[1];
-	o->line = (int32_t)pclnrt_inlp_field(v, at, fm->w[2]);
-	at += fm->w[2];
-	o->name = fm->namebase + pclnrt_inlp_field(v, at, fm->w[3]);
+	o->parent = (int32_t)(((uint32_t)v & fm->mask[0]) - 1);
+	o->file = (int32_t)((uint32_t)(v >> fm->at[1]) & fm->mask[1]);
+	o->line = (int32_t)((uint32_t)(v >> fm->at[2]) & fm->mask[2]);
+	o->name = fm->namebase + ((uint32_t)(v >> fm->at[3]) & fm->mask[3]);
 }
 #endif /* !PCLNRT_BPF */
 
