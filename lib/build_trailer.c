@@ -2,11 +2,13 @@
  * section, then put each one, the directory and the footer.
  *
  *   | pad to 8 | FUNCSIZE section | pad to 8 | INLTREE section (if any
- *   function has inlined calls) | pad to 8 | FUNCINDEX section (from
+ *   function has inlined calls and they do not fit INLPACK, or the
+ *   flags ask for it) | pad to 8 | FUNCINDEX section (from
  *   PCLN_INDEX_MIN_FUNCS functions, or as the flags say) | pad to 8
  *   | PCCKPT section (if a table has more rows than the stride: a
  *   block of checkpoints per function that has such tables)
  *   | pad to 8 | BUILDID section (if the builder was given one)
+ *   | pad to 8 | INLPACK section (the inlined calls, when they fit)
  *   | pad to 8 | directory | 32-byte footer
  *
  * A new section: a plan_ function that sizes it and calls add_sect (in
@@ -245,9 +247,12 @@ plan_findex(struct wstate *w)
 	    (!(w->flags & PCLN_WRITE_INDEX) && w->n < PCLN_INDEX_MIN_FUNCS))
 		return;
 	/* The blob without the index: up to here, the directory with one
-	 * more entry, the footer. */
+	 * more entry, the footer; and INLPACK, which comes after the index
+	 * by its tag (as INLTREE, before it, is already counted here). */
 	rest = sect_cursor(w) + (w->nsect + 1) * PCLN_DIRENT_SIZE +
 	    PCLN_FOOTER_SIZE;
+	if (w->ninl > 0 && w->inl.size == PCLN_INLP_SIZE)
+		rest += w->inl.recs + PCLN_INLP_SIZE * w->ninl;
 	size = fidx_choose(w->key, w->n, wmaxpc(w),
 	    w->flags & PCLN_WRITE_INDEX ? FIDX_BUDGET_FORCED(rest) :
 	    FIDX_BUDGET(rest), &w->fi_shift, &w->fi_nb);

@@ -176,7 +176,7 @@ int pcln_builder_set_table_bytes(pcln_builder *b, long f, int table,
     const uint8_t *bytes, size_t len, pcln_err *err);
 
 /* Add an inlined call to function F's inline tree (doc/FORMAT.md,
- * INLTREE): function NAME (copied) was inlined there, called from FILE
+ * INLTREE; written as INLPACK unless PCLN_WRITE_INLTREE): function NAME (copied) was inlined there, called from FILE
  * (a number from pcln_builder_add_file) line LINE, inside the inlined
  * call PARENT (an index this function returned earlier for F) or -1 (in
  * F itself).  Returns the call's index in F's tree (0, 1, ... in order

@@ -291,7 +291,7 @@ typedef struct pclnrt_inlcall {
 } pclnrt_inlcall;
 
 /* The inlined calls at link-time PC of F, innermost first, from the
- * trailer's INLTREE section (doc/FORMAT.md): CALLS[0].NAME is the
+ * trailer's INLPACK or INLTREE section (doc/FORMAT.md): CALLS[0].NAME is the
  * function whose body PC is in (its position: pclnrt_funcline), and
  * CALLS[0].FILE:LINE where it was called, in CALLS[1].NAME, ..., and
  * CALLS[*N - 1].FILE:LINE is the call's position in F itself.  Stores at

@@ -106,6 +106,16 @@ compare() {
 		return
 	fi
 	sed 's/^/  /' "$w.ld"
+	# The inline tree is packed: INLPACK, 8 bytes a call after its
+	# header and start[] (doc/FORMAT.md), not INLTREE's 16.
+	ninl=$(sed -n 's/.* \([0-9]*\) inlined calls$/\1/p' "$w.ld" | tail -n 1)
+	"$DUMP" summary "$w.pcln" >"$w.sum"
+	nfunc=$(sed -n 's/^functions: *\([0-9]*\)$/\1/p' "$w.sum")
+	isz=$(sed -n 's/^  section 6 (INLPACK): offset 0x[0-9a-f]*, \([0-9]*\) bytes$/\1/p' "$w.sum")
+	want=$((8 + (4 * (nfunc + 1) + 7) / 8 * 8 + 8 * ${ninl:-0}))
+	[ -n "$ninl" ] && [ "$ninl" -gt 0 ] && [ "$isz" = "$want" ] &&
+	    ! grep -q '(INLTREE)' "$w.sum" ||
+	    fail "$name: INLPACK ${isz:-absent}, expected $want bytes for $ninl inlined calls"
 	objdump -d --no-show-raw-insn -j .text "$bin" |
 	    awk -v k="$keep" '/^ *[0-9a-f]+:\t/ { if (n++ % 5 < k) {
 		a = $1; sub(/:$/, "", a); print "0x" a } }' >"$w.addrs"
