@@ -14,6 +14,7 @@ pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
 	const pclnrt_table *t = f->t;
 	const struct pclnrt_inlform *fm = &t->inlform;
 	uint64_t size, s0, s1;
+	unsigned rsh;		/* log2 of the record size */
 	pclnrt_bptr base;
 	int32_t idx;
 	int rc;
@@ -35,8 +36,8 @@ pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
 	s1 = pclnrt_load32(base + 4 * (uint64_t)f->index + 4, t->big);
 	base = t->inltree + fm->recs;
 	/* (no 64-bit division: 32-bit targets would need libgcc's) */
-	if (s0 > s1 || size < fm->recs || (size - fm->recs) >>
-	    (fm->size == PCLN_INLP_SIZE ? 3 : 4) < s1)
+	rsh = fm->size == PCLN_INLP_SIZE ? 3 : 4;
+	if (s0 > s1 || size < fm->recs || (size - fm->recs) >> rsh < s1)
 		return PCLNRT_CORRUPT;
 	/* Parents are below their children, so this ends within s1 - s0
 	 * steps. */
@@ -45,7 +46,7 @@ pclnrt_inline(const pclnrt_func *f, uint64_t pc, pclnrt_inlcall *calls,
 
 		if ((uint64_t)idx >= s1 - s0)
 			return PCLNRT_CORRUPT;
-		pclnrt_inlrec_get(base + fm->size * (s0 + (uint64_t)idx), fm,
+		pclnrt_inlrec_get(base + ((s0 + (uint64_t)idx) << rsh), fm,
 		    t->big, &r);
 		calls[*n].name = pclnrt_cstring_(t, r.name);
 		calls[*n].file = pclnrt_filename(t, r.file);
