@@ -185,7 +185,7 @@ typedef struct dump_sizes {
 	uint64_t refs[4], distinct[4];
 	uint64_t nfuncnames, nfilenames;	/* distinct strings */
 	uint64_t ninlnames;	/* of nfuncnames, those only inlined
-				 * functions have (INLTREE records) */
+				 * functions have (INLPACK or INLTREE records) */
 } dump_sizes;
 
 extern const char *const dump_part_names[PART_N];

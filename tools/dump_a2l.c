@@ -17,10 +17,10 @@
  *   file" becomes, is unknown too).
  * - a line row's DWARF discriminator (pcdata PCLN_PCDATA_DISCRIM) is
  *   printed as " (discriminator N)" after the line, on every frame;
- * - a pc in inlined code (the blob's INLTREE section) is named as the
- *   innermost inlined function; -i then also prints each inlining
- *   caller with the position of the call, innermost first (with -p as
- *   " (inlined by) NAME at FILE:LINE"), from the runtime's
+ * - a pc in inlined code (the blob's INLPACK or INLTREE section) is
+ *   named as the innermost inlined function; -i then also prints each
+ *   inlining caller with the position of the call, innermost first
+ *   (with -p as " (inlined by) NAME at FILE:LINE"), from the runtime's
  *   pclnrt_inline.
  * - -C / --demangle[=STYLE] demangles every name printed, inlined ones
  *   included, as binutils does (dump_demangle.c: libiberty, flags

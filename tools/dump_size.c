@@ -3,8 +3,9 @@
  * Walks a verified blob: every Func record, name, file-table slot and
  * pc-value table is counted once however many functions share it (the
  * builder deduplicates tables and names); the names of inlined functions
- * (the INLTREE section's records) are function names; the trailer is its
- * sections, directory and footer; what no part claims is padding.  The
+ * (the INLPACK or INLTREE section's records) are function names; the
+ * trailer is its sections, directory and footer; what no part claims is
+ * padding.  The
  * parts add up to the blob's length and match the builder's
  * pcln_build_stats.
  */
