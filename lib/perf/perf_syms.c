@@ -346,6 +346,20 @@ view_addr(const pcln_perf_syms *s, size_t off)
 	    v : UINT64_MAX;
 }
 
+/* P[0..N) as a string (not strndup: the view has no NUL to stop at, and
+ * strndup may look for one past N). */
+static char *
+copyn(const char *p, size_t n)
+{
+	char *q = malloc(n + 1);
+
+	if (q != NULL) {
+		memcpy(q, p, n);
+		q[n] = '\0';
+	}
+	return q;
+}
+
 /* The name (and module) of the view's line at OFF, copied once. */
 static struct vname *
 view_name(pcln_perf_syms *s, size_t off)
@@ -385,9 +399,9 @@ view_name(pcln_perf_syms *s, size_t off)
 	nm = l + 17 + 2 <= e ? l + 19 : e;
 	if ((tab = memchr(nm, '\t', (size_t)(e - nm))) == NULL)
 		tab = e;
-	if ((v->name = strndup(nm, (size_t)(tab - nm))) == NULL)
+	if ((v->name = copyn(nm, (size_t)(tab - nm))) == NULL)
 		return NULL;
-	v->module = tab < e ? strndup(tab + 1, (size_t)(e - tab - 1)) : NULL;
+	v->module = tab < e ? copyn(tab + 1, (size_t)(e - tab - 1)) : NULL;
 	v->off = off;
 	s->nnames++;
 	return v;
