@@ -30,6 +30,12 @@ endif
 EXTRA_DIST += bench/run.sh bench/perf.sh bench/gen-dwarf.sh bench/ship.sh \
 	bench/proc.sh bench/proc-stopped.py doc/PERFORMANCE.md
 
+## The other peers, built by bench/peers.sh (not by make: their code is
+## Debian's, built where it is installed): libbacktrace, gimli's
+## addr2line, LLVM's GSYM reader.
+EXTRA_DIST += bench/peers.sh bench/peer-libbacktrace.c bench/peer-gsym.cc \
+	bench/peer-addr2line/Cargo.toml bench/peer-addr2line/src/main.rs
+
 bench: all
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
 	    $(SHELL) $(srcdir)/bench/run.sh

@@ -5,7 +5,8 @@
  *       time each lookup kind (or those listed) over NPCS (default
  *       1000000) pcs, random and sequential (the same pcs sorted), median
  *       of 5 passes, in ns per pc; enumeration rows per second; time to
- *       first lookup.  Prints "name value" lines.
+ *       first lookup (with a KIND list: if it names "first").  Prints
+ *       "name value" lines.
  *   pcln-bench loop BLOB KIND N
  *       do N lookups of KIND, cycling over 65536 random pcs (for
  *       callgrind: the difference of two runs with N and 2N is the cost
@@ -17,7 +18,11 @@
  *       print N random pcs (hex, one a line) inside functions.
  *
  * KIND: bsearch, index (pclnrt_findfunc without and with FUNCINDEX),
- * funcline (index + pclnrt_funcline), pcsp (index + pclnrt_pcsp),
+ * funcline (index + pclnrt_funcline, reading the first byte of the
+ * function's name and of the file's: what a symbolizer prints), inline
+ * (funcline + pclnrt_inline: the full inline chain, every call's name
+ * and file read, what addr2line -f -i prints), pcsp (index +
+ * pclnrt_pcsp),
  * pcdata (index + pclnrt_pcdata of table 2: the inline index in
  * pclnld --elf blobs; the synthetic tables have no pcdata),
  * lib-bsearch, lib-index (pcln_find_func), lib-lookup (pcln_lookup),
@@ -131,13 +136,23 @@ random_pcs(const pclnrt_table *t, size_t n)
 }
 
 enum kind {
-	K_BSEARCH, K_INDEX, K_FUNCLINE, K_PCSP, K_PCDATA, K_LIB_BSEARCH,
-	K_LIB_INDEX, K_LIB_LOOKUP, K_FRAME, K_FRAME_CACHED, K_N
+	K_BSEARCH, K_INDEX, K_FUNCLINE, K_INLINE, K_PCSP, K_PCDATA,
+	K_LIB_BSEARCH, K_LIB_INDEX, K_LIB_LOOKUP, K_FRAME, K_FRAME_CACHED, K_N
 };
 static const char *const kname[K_N] = {
-	"bsearch", "index", "funcline", "pcsp", "pcdata", "lib-bsearch",
-	"lib-index", "lib-lookup", "frame", "frame-cached"
+	"bsearch", "index", "funcline", "inline", "pcsp", "pcdata",
+	"lib-bsearch", "lib-index", "lib-lookup", "frame", "frame-cached"
 };
+
+#define INLINE_MAX	64	/* calls kept per pc (K_INLINE) */
+
+/* The first byte of a returned string (0 for none): a symbolizer reads
+ * what it prints, so the benchmark pays for the string's cache line. */
+static inline unsigned
+byte0(const char *s)
+{
+	return s != NULL ? (unsigned char)s[0] : 0;
+}
 
 #define STACK_DEPTH	32
 
@@ -173,8 +188,22 @@ run(struct ctx *c, enum kind k, const uint64_t *pcs, size_t n)
 		case K_FUNCLINE:
 			pclnrt_findfunc(&c->rt, pcs[i], &f);
 			pclnrt_funcline(&f, pcs[i], &path, &v);
-			acc += (uintptr_t)f.name + (uintptr_t)path + (uint32_t)v;
+			acc += byte0(f.name) + byte0(path) + (uint32_t)v;
 			break;
+		case K_INLINE: {
+			pclnrt_inlcall calls[INLINE_MAX];
+			size_t nc = 0, j;
+
+			pclnrt_findfunc(&c->rt, pcs[i], &f);
+			pclnrt_funcline(&f, pcs[i], &path, &v);
+			acc += byte0(f.name) + byte0(path) + (uint32_t)v;
+			pclnrt_inline(&f, pcs[i], calls, INLINE_MAX, &nc);
+			for (j = 0; j < nc; j++)
+				acc += byte0(calls[j].name) +
+				    byte0(calls[j].file) +
+				    (uint32_t)calls[j].line;
+			break;
+		}
 		case K_PCSP:
 			pclnrt_findfunc(&c->rt, pcs[i], &f);
 			pclnrt_pcsp(&f, pcs[i], &v);
@@ -467,8 +496,11 @@ main(int argc, char **argv)
 			printf("frame-cached_stacks_hit_pct %.1f\n", 100.0 *
 			    (double)c.hits / (double)(c.hits + c.misses + !c.hits));
 	}
-	if (argc > 5)
+	if (argc > 5) {
+		if (listed(argv[5], "first"))
+			first_lookup(argv[2], pcs[0]);
 		return 0;
+	}
 	enumerate(c.lt);
 	first_lookup(argv[2], pcs[0]);
 	pcln_close(c.lt);

@@ -17,15 +17,17 @@
 #     pcs would take ~17 minutes a run), and for libdw's function names;
 #   BENCH_ELFUTILS_NPCS (default 1000) pcs for eu-addr2line, which takes
 #     ~64 ms a pc there;
-#   BENCH_PARTS (default "real synth perf import codemap proc ship") which
-#     parts to run ("perf": bench/perf.sh, pclndump perf against perf
-#     script and perf report; "import": the importer's scaling,
+#   BENCH_PARTS (default "real synth perf import codemap proc ship peers")
+#     which parts to run ("perf": bench/perf.sh, pclndump perf against
+#     perf script and perf report; "import": the importer's scaling,
 #     bench/gen-dwarf.sh; "codemap": the code map, JIT functions,
 #     concurrency; "proc": bench/proc.sh, a live process, addr2line
 #     --pid and stack --pid against elfutils, BENCH_PROC_NADDR
 #     addresses, default 100000; "ship": bench/ship.sh, the real program
 #     stripped, split, compressed, found by build-id or debuginfod;
-#     needs "real");
+#     needs "real"; "peers": bench/peers.sh, pcln beside libdw,
+#     libbacktrace, gimli's addr2line and LLVM's GSYM on googlemock's
+#     tests and the SQLite shell);
 #   BENCH_IMPORT_SCALE (default 8) how much larger the second input of
 #     each import scaling benchmark is than the first;
 #   BENCH_CODEMAP_MAX (default 1000000) the most modules in the code map
@@ -42,7 +44,7 @@ NPCS=${BENCH_NPCS:-1000000}
 PNPCS=${BENCH_PEER_NPCS:-10000}
 ENPCS=${BENCH_ELFUTILS_NPCS:-1000}
 RUNS=${BENCH_RUNS:-5}
-PARTS=${BENCH_PARTS:-real synth perf import codemap proc ship}
+PARTS=${BENCH_PARTS:-real synth perf import codemap proc ship peers}
 ISCALE=${BENCH_IMPORT_SCALE:-8}
 CMAX=${BENCH_CODEMAP_MAX:-1000000}
 STRIDES=${BENCH_STRIDES:-0 4 8 16 32 64}
@@ -393,4 +395,7 @@ esac
 
 # --- a whole live process: bench/proc.sh ---
 case " $PARTS " in *" proc "*) . "$S/bench/proc.sh" ;; esac
+case " $PARTS " in *" peers "*)
+	top_builddir=$B top_srcdir=$S sh "$S/bench/peers.sh" ;;
+esac
 echo "run.sh: results in $R" >&2
