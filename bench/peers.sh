@@ -30,13 +30,20 @@
 #   line      file:line alone (libdw dwfl_module_getsrc; addr2line
 #             find_location)
 #   cfa       the frame's CFA rule (pcln: pcsp; libdw dwarf_cfi_addrframe)
-# Appends "peers ..." lines to BUILD/bench-results/results.txt, the
-# ratios last.
+# For pcln also the simulated cache misses per lookup (D1, and the L2 as
+# callgrind's last level) and the same per function of the lookup, in
+# BUILD/bench-results/peers/PROGRAM.pcln_KIND.functions.  Appends
+# "peers ..." lines to BUILD/bench-results/results.txt, the ratios last
+# (peer over pcln).  A peer whose Debian package is missing is skipped
+# with a "peers skipped PEER (why)" line; scripts/setup.sh installs all.
 #
 # Environment: BENCH_PEERS_PROGRAMS (default "gmock sqlite"),
-# BENCH_PEERS_NPCS (default 1000000; GSYM gets a 50th of them, at ~0.1 ms
-# a lookup), BENCH_PEERS_IR_N (default 65536: lookups per callgrind run,
-# at least once over every pc, so lazy peers have parsed what they need).
+# BENCH_PEERS_NPCS (default 1000000; GSYM gets a 50th of them, at
+# 10-70 us a lookup), BENCH_PEERS_IR_N (default 65536: lookups per callgrind run,
+# at least once over every pc, so lazy peers have parsed what they need),
+# BENCH_PEERS_RUNS (default 3: runs of each in-process timing, each
+# itself the median of 5 passes; the figure is the median of the runs,
+# followed by the lowest and highest, "min..max").
 set -eu
 
 B=${top_builddir:-$(pwd)}
@@ -46,6 +53,7 @@ P=$OUT/peers
 PROGRAMS=${BENCH_PEERS_PROGRAMS:-gmock sqlite}
 NPCS=${BENCH_PEERS_NPCS:-1000000}
 IRN=${BENCH_PEERS_IR_N:-65536}
+RUNS=${BENCH_PEERS_RUNS:-3}
 R=$OUT/results.txt
 BENCH=$B/bench/pcln-bench
 LIBDW=$B/bench/pcln-bench-libdw
@@ -59,26 +67,34 @@ fi
 mkdir -p "$P"
 say() { echo "$*" | tee -a "$R"; }
 
+# What pcln's side needs (scripts/setup.sh installs it all).
+installed() { dpkg-query -W -f='${Status}\n' "$1" 2>/dev/null | grep -q 'ok installed'; }
 need=
-command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
-command -v llvm-gsymutil-14 >/dev/null 2>&1 || need="$need llvm"
-[ -f /usr/lib/llvm-14/include/llvm/DebugInfo/GSYM/GsymReader.h ] ||
-	need="$need llvm-dev"
-[ -x /usr/bin/cargo ] || need="$need cargo"
-[ -d /usr/share/cargo/registry ] && ls -d /usr/share/cargo/registry/addr2line-* \
-    >/dev/null 2>&1 || need="$need librust-addr2line-dev"
-ls /usr/src/gcc-12/gcc-12.*.tar.* >/dev/null 2>&1 || need="$need gcc-12-source"
-command -v g++ >/dev/null 2>&1 || need="$need g++"
-command -v tclsh >/dev/null 2>&1 || need="$need tcl"
-[ -d /usr/src/googletest ] || need="$need googletest"
+for pkg in valgrind time g++ googletest; do
+	installed "$pkg" || need="$need $pkg"
+done
 if [ -n "$need" ]; then
-	echo "peers.sh: installing$need" >&2
-	apt-get update -qq
-	apt-get -o DPkg::Lock::Timeout=900 install -y -qq $need >/dev/null
+	echo "peers.sh: needs$need (scripts/setup.sh installs them)" >&2
+	exit 1
 fi
+# Each peer needs its Debian package; one that is missing is skipped,
+# saying which package would bring it.
+skip() {	# PEER REASON
+	say "peers skipped $1 ($2)"
+	echo "peers.sh: skipping $1: $2" >&2
+}
+missing() {	# PACKAGE...: the first one not installed, if any
+	for pkg; do
+		installed "$pkg" || { echo "$pkg"; return; }
+	done
+}
 
 # --- the peers, built once into bench-results/peers/ ---
-if [ ! -f "$P/libbacktrace/.libs/libbacktrace.a" ]; then
+LBT=$P/pcln-bench-libbacktrace
+m=$(missing gcc-12-source)
+if [ -n "$m" ]; then
+	skip libbacktrace "$m is not installed"; LBT=
+elif [ ! -f "$P/libbacktrace/.libs/libbacktrace.a" ]; then
 	echo "peers.sh: building libbacktrace from gcc-12-source" >&2
 	rm -rf "$P/gcc-src" "$P/libbacktrace"
 	mkdir -p "$P/gcc-src" "$P/libbacktrace"
@@ -91,18 +107,24 @@ if [ ! -f "$P/libbacktrace/.libs/libbacktrace.a" ]; then
 	(cd "$P/libbacktrace" &&
 	    "$P/gcc-src/$top/libbacktrace/configure" CFLAGS="-O2 -g" \
 	        >configure.log 2>&1 &&
-	    make libbacktrace.la >make.log 2>&1)
+	    make libbacktrace.la >make.log 2>&1) || {
+		echo "peers.sh: libbacktrace did not build; see $P/libbacktrace/*.log" >&2
+		exit 1
+	}
 	echo "$P/gcc-src/$top/libbacktrace" > "$P/libbacktrace/srcdir"
 fi
-LBT=$P/pcln-bench-libbacktrace
-if [ ! -x "$LBT" ] || [ "$S/bench/peer-libbacktrace.c" -nt "$LBT" ]; then
+if [ -n "$LBT" ] && { [ ! -x "$LBT" ] || [ "$S/bench/peer-libbacktrace.c" -nt "$LBT" ]; }; then
 	${CC:-gcc} -O2 -g -no-pie -I"$P/libbacktrace" \
 	    -I"$(cat "$P/libbacktrace/srcdir")" -I"$S/bench" -o "$LBT" \
 	    "$S/bench/peer-libbacktrace.c" "$P/libbacktrace/.libs/libbacktrace.a"
 fi
 A2L=$P/addr2line-target/release/pcln-bench-addr2line
-if [ ! -x "$A2L" ] || [ "$S/bench/peer-addr2line/src/main.rs" -nt "$A2L" ]; then
-	echo "peers.sh: building the addr2line peer (cargo, offline)" >&2
+m=$(missing cargo librust-addr2line+std-object-dev)
+if [ -n "$m" ]; then
+	skip addr2line "$m is not installed"; A2L=
+elif [ ! -x "$A2L" ] || [ "$S/bench/peer-addr2line/src/main.rs" -nt "$A2L" ] ||
+    [ "$S/bench/peer-addr2line/Cargo.toml" -nt "$A2L" ]; then
+	echo "peers.sh: building the addr2line peer (Debian's cargo, offline)" >&2
 	mkdir -p "$P/cargo-home"
 	cat > "$P/cargo-home/config.toml" <<EOF
 [source.crates-io]
@@ -117,16 +139,26 @@ EOF
 	rm -rf "$P/addr2line-src"
 	cp -R "$S/bench/peer-addr2line" "$P/addr2line-src"
 	chmod -R u+w "$P/addr2line-src"
+	# Debian's cargo and rustc, never a rustup toolchain on PATH.
 	CARGO_HOME=$P/cargo-home RUSTC=/usr/bin/rustc /usr/bin/cargo build -q \
 	    --release --manifest-path "$P/addr2line-src/Cargo.toml" \
 	    --target-dir "$P/addr2line-target"
 fi
 GSYM=$P/pcln-bench-gsym
-if [ ! -x "$GSYM" ] || [ "$S/bench/peer-gsym.cc" -nt "$GSYM" ]; then
-	${CXX:-g++} -O2 -g -std=c++17 \
-	    -I"$(llvm-config-14 --includedir)" -I"$S/bench" -o "$GSYM" \
-	    "$S/bench/peer-gsym.cc" -L"$(llvm-config-14 --libdir)" -lLLVM-14 \
-	    -Wl,-rpath,"$(llvm-config-14 --libdir)" || GSYM=
+GSYMUTIL=llvm-gsymutil-14
+m=$(missing llvm-14)
+if [ -n "$m" ]; then
+	skip gsym "$m is not installed (llvm-gsymutil-14)"; GSYM=; GSYMUTIL=
+else
+	m=$(missing llvm-14-dev)
+	if [ -n "$m" ]; then
+		skip gsym_reader "$m is not installed: GSYM's size only"; GSYM=
+	elif [ ! -x "$GSYM" ] || [ "$S/bench/peer-gsym.cc" -nt "$GSYM" ]; then
+		${CXX:-g++} -O2 -g -std=c++17 \
+		    -I"$(llvm-config-14 --includedir)" -I"$S/bench" -o "$GSYM" \
+		    "$S/bench/peer-gsym.cc" -L"$(llvm-config-14 --libdir)" \
+		    -lLLVM-14 -Wl,-rpath,"$(llvm-config-14 --libdir)"
+	fi
 fi
 
 # --- the programs ---
@@ -144,23 +176,43 @@ prog_gmock() {
 prog_sqlite() {
 	Q=$P/sqlite
 	if [ ! -x "$Q/sqlite3" ]; then
+		if ! installed tcl; then	# sqlite's amalgamation is made by tclsh
+			echo "tcl is not installed" > "$P/skip.reason"
+			return 77
+		fi
 		echo "peers.sh: building the SQLite shell from Debian's source" >&2
 		rm -rf "$Q"
-		mkdir -p "$Q/apt/lists/partial" "$Q/apt/cache/archives/partial"
-		echo "deb-src http://deb.debian.org/debian bookworm main" \
-		    > "$Q/apt/sources.list"
-		set -- -o Dir::Etc::SourceList="$Q/apt/sources.list" \
-		    -o Dir::Etc::SourceParts=/dev/null \
+		mkdir -p "$Q/apt/lists/partial" "$Q/apt/cache/archives/partial" \
+		    "$Q/apt/sources.list.d"
+		# apt-get source with a private state: the system's own
+		# Debian sources, as deb-src.
+		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
+		    /etc/apt/sources.list.d/*.sources; do
+			[ -f "$f" ] || continue
+			case $f in
+			*.sources) sed 's/^Types:.*/Types: deb-src/' "$f" ;;
+			*) sed -n 's/^deb /deb-src /p' "$f" ;;
+			esac > "$Q/apt/sources.list.d/$(basename "$f")"
+		done
+		set -- -o Dir::Etc::SourceList=/dev/null \
+		    -o Dir::Etc::SourceParts="$Q/apt/sources.list.d" \
 		    -o Dir::State::Lists="$Q/apt/lists" \
 		    -o Dir::Cache="$Q/apt/cache"
-		apt-get "$@" update -qq >&2
-		(cd "$Q" && apt-get "$@" source --download-only -qq sqlite3 >&2)
+		if ! apt-get "$@" update -qq >"$Q/apt.log" 2>&1 ||
+		    ! (cd "$Q" && apt-get "$@" source --download-only -qq sqlite3) \
+		    >>"$Q/apt.log" 2>&1; then
+			echo "apt-get source sqlite3 failed, see $Q/apt.log" > "$P/skip.reason"
+			return 77
+		fi
 		tar xf "$(ls "$Q"/sqlite3_*.orig.tar.* | head -1)" -C "$Q"
-		src=$(ls -d "$Q"/sqlite3-*/ | head -1)
+		src=$(ls -d "$Q"/sqlite3-*/ "$Q"/sqlite-*/ 2>/dev/null | head -1)
 		mkdir -p "$Q/bld"
 		(cd "$Q/bld" && "$src/configure" --disable-tcl >configure.log 2>&1 &&
 		    make sqlite3.c shell.c >make.log 2>&1 &&
-		    ${CC:-gcc} -O2 -g -o "$Q/sqlite3" shell.c sqlite3.c -lm)
+		    ${CC:-gcc} -O2 -g -o "$Q/sqlite3" shell.c sqlite3.c -lm) || {
+			echo "peers.sh: the SQLite shell did not build; see $Q/bld/*.log" >&2
+			exit 1
+		}
 	fi
 	echo "$Q/sqlite3"
 }
@@ -171,18 +223,98 @@ timed() {
 	cat "$P/time"
 }
 
-# Instructions per lookup: callgrind, N and 2N lookups of KIND.
+# Per lookup, from callgrind runs of IRN and 2*IRN lookups (the
+# difference is the lookups alone, set-up cancels out): instructions;
+# with CS=1 also D1 read misses and "LL" read misses, LL simulated as
+# the machine's L2 (what misses it goes to the L3 or memory, ~20-40 ns
+# a miss; callgrind simulates only two levels).  With FN=FILE, also the
+# same per function, to FILE.
+c2=/sys/devices/system/cpu/cpu0/cache/index2
+L2=1048576,8,64
+if [ -r "$c2/size" ] && [ -r "$c2/ways_of_associativity" ]; then
+	L2=$(($(sed 's/K$//' "$c2/size") * 1024)),$(cat "$c2/ways_of_associativity"),64
+fi
 ir() {	# PROGRAM-ARGS... (the lookup count last is appended)
-	a=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" \
-	    "$IRN" 2>&1 | sed -n 's/.*Collected : //p')
-	b=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" \
-	    $((IRN * 2)) 2>&1 | sed -n 's/.*Collected : //p')
-	awk -v a="$a" -v b="$b" -v n="$IRN" 'BEGIN { printf "%d\n", (b - a) / n }'
+	set -- --tool=callgrind "$@"
+	[ "${CS:-0}" = 1 ] && set -- --cache-sim=yes --LL="$L2" "$@"
+	valgrind --callgrind-out-file="$P/cg.1" "$@" "$IRN" > "$P/cg.1.err" 2>&1
+	valgrind --callgrind-out-file="$P/cg.2" "$@" $((IRN * 2)) > "$P/cg.2.err" 2>&1
+	a=$(sed -n 's/.*Collected : //p' "$P/cg.1.err")
+	b=$(sed -n 's/.*Collected : //p' "$P/cg.2.err")
+	awk -v a="$a" -v b="$b" -v n="$IRN" -v cs="${CS:-0}" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		# Events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw
+		if (cs) printf "%d %.2f %.2f\n", (y[1] - x[1]) / n, (y[5] - x[5]) / n, (y[8] - x[8]) / n
+		else printf "%d\n", (y[1] - x[1]) / n
+	}'
+	if [ -n "${FN:-}" ]; then
+		# Per function (self cost, inlined code under the file it
+		# comes from): the same difference.
+		for i in 1 2; do
+			callgrind_annotate --auto=no --threshold=100 "$P/cg.$i" |
+			    awk '/file:function/ { f = 1; getline; next }
+				f && NF == 0 { exit }
+				f { print }' |
+			    sed 's/ *( *[0-9.]*%)//g; s/,//g; s/ \[[^]]*\]$//' |
+			    awk '{ for (i = 1; i < NF; i++) if ($i == ".") $i = 0
+				k = $NF; sub(/.*\//, "", k); $NF = k; print }' \
+			    > "$P/cg.$i.fn"
+		done
+		awk -v n="$IRN" -v cs="${CS:-0}" '
+		FNR == 1 { f++ }
+		{ k = $NF
+		  if (f == 1) { a[k] = $1; am[k] = $5; al[k] = $8 }
+		  else { b[k] = $1; bm[k] = $5; bl[k] = $8 } }
+		END {
+			for (k in b) {
+				d = (b[k] - a[k]) / n
+				if (d < 1) continue
+				if (cs) printf "%s %.1f %.3f %.3f\n", k, d, (bm[k] - am[k]) / n, (bl[k] - al[k]) / n
+				else printf "%s %.1f\n", k, d
+			}
+		}' "$P/cg.1.fn" "$P/cg.2.fn" | sort -k2,2 -rn > "$FN"
+	fi
+	rm -f "$P"/cg.[12] "$P"/cg.[12].err "$P"/cg.[12].fn
+}
+
+# Run a timing command RUNS times; each "name value" line it prints
+# becomes "name median min..max" (lines whose value is not a number are
+# kept from the first run).
+runs() {
+	i=0
+	while [ $i -lt "$RUNS" ]; do
+		"$@"
+		i=$((i + 1))
+	done | awk '
+	{ if (!($1 in n)) order[++k] = $1
+	  v[$1, ++n[$1]] = $2 }
+	END {
+		for (j = 1; j <= k; j++) {
+			key = order[j]; m = n[key]
+			if (v[key, 1] !~ /^-?[0-9.]+$/) { print key, v[key, 1]; continue }
+			for (a = 1; a <= m; a++) x[a] = v[key, a] + 0
+			for (a = 2; a <= m; a++)	# insertion sort
+				for (b = a; b > 1 && x[b - 1] > x[b]; b--) {
+					t = x[b]; x[b] = x[b - 1]; x[b - 1] = t
+				}
+			med = m % 2 ? x[(m + 1) / 2] : (x[m / 2] + x[m / 2 + 1]) / 2
+			print key, med, x[1] ".." x[m]
+		}
+	}'
 }
 
 say "peers load $(cut -d' ' -f1-3 /proc/loadavg)"
+say "peers l2_simulated $L2"
+say "peers runs $RUNS"
 for prog in $PROGRAMS; do
-	elf=$(prog_$prog)
+	rc=0
+	elf=$(prog_$prog) || rc=$?
+	if [ "$rc" = 77 ]; then
+		skip "$prog" "$(cat "$P/skip.reason")"
+		continue
+	elif [ "$rc" != 0 ]; then
+		exit "$rc"
+	fi
 	say "peers $prog elf_bytes $(stat -c %s "$elf")"
 	for sec in .text .debug_info .debug_line .debug_str .debug_ranges \
 	    .debug_rnglists .debug_abbrev .eh_frame; do
@@ -198,38 +330,59 @@ for prog in $PROGRAMS; do
 	"$PCLNLD" -v -o "$blob" --elf "$elf" 2>&1 |
 	    sed -n 's/^pclnld: *\(names\|functab\|funcs\|pcsp\|pcfile\|pcln\|pcdata\|trailer\) *\([0-9]*\) bytes$/\1 \2/p' |
 	    while read -r part n; do say "peers $prog pcln_part_$part $n"; done
-	say "peers $prog gsym_build_s_kb $(timed llvm-gsymutil-14 --convert "$elf" --out-file="$g")"
-	say "peers $prog gsym_bytes $(stat -c %s "$g")"
+	"$DUMP" summary "$blob" |
+	    sed -n 's/^ *section [0-9]* (\([A-Z]*\)): offset [0-9a-fx]*, \([0-9]*\) bytes$/\1 \2/p' |
+	    while read -r sec n; do say "peers $prog pcln_section_$sec $n"; done
+	# What size would be without the checkpoints, and without inline
+	# data (the goal is the full table; these say where the bytes are).
+	"$PCLNLD" -o "$P/$prog.ck0.blob" --checkpoints 0 --elf "$elf"
+	say "peers $prog pcln_bytes_no_checkpoints $(stat -c %s "$P/$prog.ck0.blob")"
+	"$PCLNLD" -o "$P/$prog.noinl.blob" --no-inline --elf "$elf"
+	say "peers $prog pcln_bytes_no_inline $(stat -c %s "$P/$prog.noinl.blob")"
+	rm -f "$P/$prog.ck0.blob" "$P/$prog.noinl.blob"
+	if [ -n "$GSYMUTIL" ]; then
+		say "peers $prog gsym_build_s_kb $(timed "$GSYMUTIL" --convert "$elf" --out-file="$g")"
+		say "peers $prog gsym_bytes $(stat -c %s "$g")"
+	fi
 	pcs=$P/$prog.pcs
 	"$BENCH" pcs "$blob" "$NPCS" 7 > "$pcs"
 	gn=$((NPCS / 50))
 	head -"$gn" "$pcs" > "$P/$prog.gsym.pcs"
 	# Per lookup, in process.
-	"$BENCH" lookups "$blob" "$NPCS" 7 funcline,inline,pcsp,first |
+	runs "$BENCH" lookups "$blob" "$NPCS" 7 funcline,inline,pcsp,first |
 	    sed "s/^/peers $prog pcln_/" | tee -a "$R"
 	for k in funcline inline pcsp; do
-		say "peers $prog pcln_${k}_ir $(ir "$BENCH" loop "$blob" "$k")"
+		set -- $(CS=1 FN="$P/$prog.pcln_$k.functions" ir "$BENCH" loop "$blob" "$k")
+		say "peers $prog pcln_${k}_ir $1"
+		say "peers $prog pcln_${k}_d1mr $2"
+		say "peers $prog pcln_${k}_l2mr $3"
 	done
 	say "peers $prog pcln_first_answer_s_kb $(timed sh -c "head -1 '$pcs' | '$DUMP' addr2line -f -i -e '$blob'")"
 	say "peers $prog pcln_process_s_kb $(timed sh -c "'$DUMP' addr2line -f -i -e '$blob' < '$pcs'")"
 	if [ -x "$LIBDW" ]; then
-		"$LIBDW" "$elf" "$pcs" "$NPCS" first line cfa |
+		runs "$LIBDW" "$elf" "$pcs" "$NPCS" first line cfa |
 		    sed "s/^/peers $prog /" | tee -a "$R"
 		say "peers $prog libdw_line_ir $(ir "$LIBDW" -loop "$elf" "$pcs" line)"
 		say "peers $prog libdw_cfa_ir $(ir "$LIBDW" -loop "$elf" "$pcs" cfa)"
 		say "peers $prog libdw_process_s_kb $(timed "$LIBDW" "$elf" "$pcs" "$NPCS" line cfa)"
+	else
+		skip libdw "pcln-bench-libdw was not built (configure found no libdw)"
 	fi
-	"$LBT" "$elf" "$pcs" "$NPCS" first inline name |
-	    sed "s/^/peers $prog /" | tee -a "$R"
-	say "peers $prog libbacktrace_inline_ir $(ir "$LBT" -loop "$elf" "$pcs" inline)"
-	say "peers $prog libbacktrace_process_s_kb $(timed "$LBT" "$elf" "$pcs" "$NPCS" inline)"
-	"$A2L" "$elf" "$pcs" "$NPCS" first line inline |
-	    sed "s/^/peers $prog /" | tee -a "$R"
-	say "peers $prog addr2line_line_ir $(ir "$A2L" -loop "$elf" "$pcs" line)"
-	say "peers $prog addr2line_inline_ir $(ir "$A2L" -loop "$elf" "$pcs" inline)"
-	say "peers $prog addr2line_process_s_kb $(timed "$A2L" "$elf" "$pcs" "$NPCS" inline)"
+	if [ -n "$LBT" ]; then
+		runs "$LBT" "$elf" "$pcs" "$NPCS" first inline name |
+		    sed "s/^/peers $prog /" | tee -a "$R"
+		say "peers $prog libbacktrace_inline_ir $(ir "$LBT" -loop "$elf" "$pcs" inline)"
+		say "peers $prog libbacktrace_process_s_kb $(timed "$LBT" "$elf" "$pcs" "$NPCS" inline)"
+	fi
+	if [ -n "$A2L" ]; then
+		runs "$A2L" "$elf" "$pcs" "$NPCS" first line inline |
+		    sed "s/^/peers $prog /" | tee -a "$R"
+		say "peers $prog addr2line_line_ir $(ir "$A2L" -loop "$elf" "$pcs" line)"
+		say "peers $prog addr2line_inline_ir $(ir "$A2L" -loop "$elf" "$pcs" inline)"
+		say "peers $prog addr2line_process_s_kb $(timed "$A2L" "$elf" "$pcs" "$NPCS" inline)"
+	fi
 	if [ -n "$GSYM" ]; then
-		"$GSYM" "$g" "$P/$prog.gsym.pcs" "$gn" first inline |
+		runs "$GSYM" "$g" "$P/$prog.gsym.pcs" "$gn" first inline |
 		    sed "s/^/peers $prog /" | tee -a "$R"
 		say "peers $prog gsym_inline_ir $(IRN=200 && ir "$GSYM" -loop "$g" "$P/$prog.gsym.pcs" inline)"
 		say "peers $prog gsym_process_s_kb $(timed "$GSYM" "$g" "$P/$prog.gsym.pcs" "$gn" inline)"
@@ -237,29 +390,42 @@ for prog in $PROGRAMS; do
 	rm -f "$P/time"
 done
 
-# Ratios, peer over pcln, from the lines above.
-awk '$1 == "peers" {
-	v[$2 " " $3] = $4
-} END {
+# Ratios, peer over pcln (above 1: pcln is faster, does less, is smaller),
+# from the lines above: each peer's kind against pcln's kind that answers
+# as much or more (file:line alone against funcline + name; the full
+# inline chain against pcln's; libdw's CFA against pcsp).
+awk '$1 == "peers" { v[$2 " " $3] = $4; w[$2 " " $3] = $5 }
+function r(p, name, a, b) {
+	if ((p " " a) in v && (p " " b) in v && v[p " " b] > 0)
+		printf "peers %s ratio %s %.2f\n", p, name, v[p " " a] / v[p " " b]
+}
+function m(p, name, a, b) {	# the second field (peak KB of "s KB")
+	if ((p " " a) in w && (p " " b) in w && w[p " " b] > 0)
+		printf "peers %s ratio %s %.2f\n", p, name, w[p " " a] / w[p " " b]
+}
+END {
 	n = split("gmock sqlite", ps, " ")
+	np = split("libdw_line:funcline addr2line_line:funcline " \
+	    "libbacktrace_inline:inline addr2line_inline:inline " \
+	    "gsym_inline:inline libdw_cfa:pcsp", pairs, " ")
 	for (i = 1; i <= n; i++) {
 		p = ps[i]
 		if (!((p " pcln_bytes") in v)) continue
-		printf "peers %s ratio size_gsym_over_pcln %.3f\n", p, v[p " gsym_bytes"] / v[p " pcln_bytes"]
-		split("libbacktrace_inline addr2line_inline gsym_inline", ks, " ")
-		for (j = 1; j <= 3; j++) {
-			k = ks[j]
-			if ((p " " k "_random_ns") in v)
-				printf "peers %s ratio %s_random_over_pcln_inline %.1f\n", p, k, v[p " " k "_random_ns"] / v[p " pcln_inline_random_ns"]
-			if ((p " " k "_ir") in v)
-				printf "peers %s ratio %s_ir_over_pcln_inline %.2f\n", p, k, v[p " " k "_ir"] / v[p " pcln_inline_ir"]
+		r(p, "size_gsym_over_pcln", "gsym_bytes", "pcln_bytes")
+		for (j = 1; j <= np; j++) {
+			split(pairs[j], pk, ":")
+			k = pk[1]; q = "pcln_" pk[2]
+			r(p, k "_random_over_" q, k "_random_ns", q "_random_ns")
+			r(p, k "_seq_over_" q, k "_seq_ns", q "_seq_ns")
+			r(p, k "_ir_over_" q, k "_ir", q "_ir")
 		}
-		if ((p " libdw_cfa_random_ns") in v)
-			printf "peers %s ratio libdw_cfa_random_over_pcln_pcsp %.1f\n", p, v[p " libdw_cfa_random_ns"] / v[p " pcln_pcsp_random_ns"]
-		if ((p " libdw_line_random_ns") in v)
-			printf "peers %s ratio libdw_line_random_over_pcln_funcline %.1f\n", p, v[p " libdw_line_random_ns"] / v[p " pcln_funcline_random_ns"]
+		split("libdw libbacktrace addr2line gsym", tools, " ")
+		for (j = 1; j <= 4; j++) {
+			t = tools[j]
+			r(p, t "_first_over_pcln", t "_first_lookup_ns", "pcln_first_lookup_ns")
+			m(p, t "_peak_kb_over_pcln", t "_process_s_kb", "pcln_process_s_kb")
+		}
 	}
-}' "$R" | tee -a "$R.ratios"
-cat "$R.ratios" >> "$R"
-rm -f "$R.ratios"
+}' "$R" > "$P/ratios"
+while read -r line; do say "$line"; done < "$P/ratios"
 echo "peers.sh: results in $R" >&2
