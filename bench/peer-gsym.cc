@@ -46,22 +46,11 @@ die(const char *what, const char *detail = nullptr)
 static std::vector<uint64_t>
 read_pcs(const char *path, size_t max)
 {
-	FILE *f = std::fopen(path, "r");
-	std::vector<uint64_t> pcs;
-	char buf[64];
+	size_t n;
+	uint64_t *p = bench_read_pcs("pcln-bench-gsym", path, max, &n);
+	std::vector<uint64_t> pcs(p, p + n);
 
-	if (f == nullptr)
-		die("cannot open the pcs file", path);
-	while (pcs.size() < max && std::fgets(buf, sizeof buf, f) != nullptr) {
-		char *end;
-		uint64_t pc = std::strtoull(buf, &end, 16);
-		if (end == buf || (*end != '\n' && *end != '\0'))
-			die("expected a hex pc a line in", path);
-		pcs.push_back(pc);
-	}
-	std::fclose(f);
-	if (pcs.empty())
-		die("no pcs in", path);
+	std::free(p);
 	return pcs;
 }
 
@@ -148,10 +137,8 @@ main(int argc, char **argv)
 			d0[p] = t1 - t0;
 			sink += acc;
 		}
-		std::sort(d0, d0 + NPASS);
-		std::sort(d1, d1 + NPASS);
-		std::printf("gsym_setup_ns %.0f\n", d0[NPASS / 2]);
-		std::printf("gsym_first_lookup_ns %.0f\n", d1[NPASS / 2]);
+		std::printf("gsym_setup_ns %.0f\n", bench_median(d0));
+		std::printf("gsym_first_lookup_ns %.0f\n", bench_median(d1));
 	}
 	if (inl) {
 		GsymReader g = open_gsym(argv[1]);
@@ -171,9 +158,8 @@ main(int argc, char **argv)
 					die("answers differ between passes");
 				d[p] = (now() - t) / (double)n;
 			}
-			std::sort(d, d + NPASS);
 			std::printf("gsym_inline_%s_ns %.1f\n",
-			    order == 0 ? "random" : "seq", d[NPASS / 2]);
+			    order == 0 ? "random" : "seq", bench_median(d));
 		}
 		std::printf("gsym_inline_answered %zu\n", ok);
 	}

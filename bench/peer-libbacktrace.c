@@ -33,6 +33,8 @@
 #include "backtrace.h"
 #include "bench.h"
 
+#define PROG "pcln-bench-libbacktrace"
+
 #define NLOOP 65536
 
 static volatile uint64_t sink;
@@ -43,36 +45,6 @@ die(const char *what, const char *detail)
 	fprintf(stderr, "pcln-bench-libbacktrace: %s%s%s\n", what,
 	    detail != NULL ? ": " : "", detail != NULL ? detail : "");
 	exit(1);
-}
-
-static uint64_t *
-read_pcs(const char *path, size_t max, size_t *n)
-{
-	FILE *f = fopen(path, "r");
-	uint64_t *pcs = NULL;
-	size_t cap = 0;
-	char buf[64];
-
-	if (f == NULL)
-		die("cannot open the pcs file", path);
-	*n = 0;
-	while (*n < max && fgets(buf, sizeof buf, f) != NULL) {
-		char *end;
-		uint64_t pc = strtoull(buf, &end, 16);
-
-		if (end == buf || (*end != '\n' && *end != '\0'))
-			die("expected a hex pc a line in", path);
-		if (*n == cap) {
-			cap = cap != 0 ? 2 * cap : 4096;
-			if ((pcs = realloc(pcs, cap * sizeof *pcs)) == NULL)
-				die("out of memory", NULL);
-		}
-		pcs[(*n)++] = pc;
-	}
-	fclose(f);
-	if (*n == 0)
-		die("no pcs in", path);
-	return pcs;
 }
 
 static void
@@ -154,20 +126,13 @@ median_ns(struct backtrace_state *st, enum kind k, const uint64_t *pcs,
 		if (ok != want)
 			die(kname[k], "answers differ between passes");
 	}
-	qsort(d, NPASS, sizeof d[0], cmpd);
-	return d[NPASS / 2];
+	return bench_median(d);
 }
 
 static enum kind
 kind(const char *s)
 {
-	int k;
-
-	for (k = 0; k <= K_N && strcmp(s, kname[k]) != 0; k++)
-		;
-	if (k > K_N)
-		die("unknown KIND (inline, name, first)", s);
-	return (enum kind)k;
+	return (enum kind)bench_kind(PROG, kname, K_N + 1, s);
 }
 
 /* libbacktrace keeps no way to free a state: each set-up leaks one, as
@@ -189,10 +154,8 @@ first_lookup(const char *path, uint64_t pc)
 		d1[p] = now() - t0;
 		d0[p] = t1 - t0;
 	}
-	qsort(d0, NPASS, sizeof d0[0], cmpd);
-	qsort(d1, NPASS, sizeof d1[0], cmpd);
-	printf("libbacktrace_setup_ns %.0f\n", d0[NPASS / 2]);
-	printf("libbacktrace_first_lookup_ns %.0f\n", d1[NPASS / 2]);
+	printf("libbacktrace_setup_ns %.0f\n", bench_median(d0));
+	printf("libbacktrace_first_lookup_ns %.0f\n", bench_median(d1));
 }
 
 int
@@ -210,7 +173,7 @@ main(int argc, char **argv)
 			die("usage: pcln-bench-libbacktrace -loop ELF PCSFILE "
 			    "KIND N", NULL);
 		max = strtoull(argv[5], NULL, 10);
-		pcs = read_pcs(argv[3], NLOOP, &n);
+		pcs = bench_read_pcs(PROG, argv[3], NLOOP, &n);
 		if ((st = backtrace_create_state(argv[2], 0, on_error,
 		    NULL)) == NULL)
 			die("backtrace_create_state failed", argv[2]);
@@ -224,20 +187,7 @@ main(int argc, char **argv)
 		free(pcs);
 		return 0;
 	}
-	if (argc < 3)
-		die("usage: pcln-bench-libbacktrace ELF PCSFILE [N [KIND...]]",
-		    NULL);
-	if (argc > 3)
-		max = strtoull(argv[3], NULL, 10);
-	for (k = 0; k <= K_N; k++)
-		want[k] = argc <= 4;
-	for (k = 4; k < argc; k++)
-		want[kind(argv[k])] = 1;
-	pcs = read_pcs(argv[2], max, &n);
-	if ((seq = malloc(n * sizeof *seq)) == NULL)
-		die("out of memory", NULL);
-	memcpy(seq, pcs, n * sizeof *seq);
-	qsort(seq, n, sizeof *seq, cmp64);
+	bench_peer_args(PROG, argc, argv, kname, K_N + 1, want, &pcs, &seq, &n);
 	if (want[K_FIRST])
 		first_lookup(argv[1], pcs[0]);
 	if ((st = backtrace_create_state(argv[1], 0, on_error, NULL)) ==

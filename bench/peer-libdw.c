@@ -43,6 +43,8 @@
 
 #include "bench.h"
 
+#define PROG "pcln-bench-libdw"
+
 #define NLOOP 65536
 
 static volatile uint64_t sink;
@@ -70,43 +72,6 @@ die(const char *what, const char *detail)
 	fprintf(stderr, "pcln-bench-libdw: %s%s%s\n", what,
 	    detail != NULL ? ": " : "", detail != NULL ? detail : "");
 	exit(1);
-}
-
-/* At most MAX hex pcs from PATH, one a line; *N gets how many. */
-static uint64_t *
-read_pcs(const char *path, size_t max, size_t *n)
-{
-	FILE *f = fopen(path, "r");
-	uint64_t *pcs = NULL;
-	size_t cap = 0, line = 0;
-	char buf[64];
-
-	if (f == NULL)
-		die("cannot open the pcs file", path);
-	*n = 0;
-	while (*n < max && fgets(buf, sizeof buf, f) != NULL) {
-		char *end;
-		uint64_t pc;
-
-		line++;
-		buf[strcspn(buf, "\n")] = '\0';
-		pc = strtoull(buf, &end, 16);
-		if (end == buf || *end != '\0') {
-			fprintf(stderr, "pcln-bench-libdw: %s:%zu: expected a "
-			    "hex pc, got \"%.20s\"\n", path, line, buf);
-			exit(1);
-		}
-		if (*n == cap) {
-			cap = cap != 0 ? 2 * cap : 4096;
-			if ((pcs = realloc(pcs, cap * sizeof *pcs)) == NULL)
-				die("out of memory", NULL);
-		}
-		pcs[(*n)++] = pc;
-	}
-	fclose(f);
-	if (*n == 0)
-		die("no pcs in", path);
-	return pcs;
 }
 
 /* dwfl_begin + dwfl_report_offline + dwfl_report_end on PATH. */
@@ -218,8 +183,7 @@ median_ns(const struct ctx *c, enum kind k, const uint64_t *pcs, size_t n,
 			die(kname[k], "no pc answered: timing nothing");
 		*answered = ok;
 	}
-	qsort(d, NPASS, sizeof d[0], cmpd);
-	return d[NPASS / 2];
+	return bench_median(d);
 }
 
 /* Set-up alone, and set-up + the first funcline answer of PC, from
@@ -244,22 +208,14 @@ first_lookup(const char *path, uint64_t pc)
 		sink += acc;
 		dwfl_end(c.dwfl);
 	}
-	qsort(d0, NPASS, sizeof d0[0], cmpd);
-	qsort(d1, NPASS, sizeof d1[0], cmpd);
-	printf("libdw_setup_ns %.0f\n", d0[NPASS / 2]);
-	printf("libdw_first_lookup_ns %.0f\n", d1[NPASS / 2]);
+	printf("libdw_setup_ns %.0f\n", bench_median(d0));
+	printf("libdw_first_lookup_ns %.0f\n", bench_median(d1));
 }
 
 static enum kind
 kind(const char *s)
 {
-	int k;
-
-	for (k = 0; k <= K_N && strcmp(s, kname[k]) != 0; k++)
-		;
-	if (k > K_N)
-		die("unknown KIND (funcline, name, line, cfa, first)", s);
-	return (enum kind)k;
+	return (enum kind)bench_kind(PROG, kname, K_N + 1, s);
 }
 
 static int
@@ -273,7 +229,7 @@ loop(int argc, char **argv)
 	if (argc != 6 || (k = kind(argv[4])) == K_FIRST)
 		die("usage: pcln-bench-libdw -loop ELF PCSFILE KIND N", NULL);
 	max = strtoull(argv[5], NULL, 10);
-	pcs = read_pcs(argv[3], NLOOP, &n);
+	pcs = bench_read_pcs(PROG, argv[3], NLOOP, &n);
 	open_ctx(&c, argv[2]);
 	open_cfi(&c);
 	while (max > 0) {
@@ -293,24 +249,12 @@ main(int argc, char **argv)
 {
 	struct ctx c;
 	uint64_t *pcs, *seq;
-	size_t n, max = SIZE_MAX;
+	size_t n;
 	int want[K_N + 1], k;
 
 	if (argc > 1 && strcmp(argv[1], "-loop") == 0)
 		return loop(argc, argv);
-	if (argc < 3)
-		die("usage: pcln-bench-libdw ELF PCSFILE [N [KIND...]]", NULL);
-	if (argc > 3)
-		max = strtoull(argv[3], NULL, 10);
-	for (k = 0; k <= K_N; k++)
-		want[k] = argc <= 4;
-	for (k = 4; k < argc; k++)
-		want[kind(argv[k])] = 1;
-	pcs = read_pcs(argv[2], max, &n);
-	if ((seq = malloc(n * sizeof *seq)) == NULL)
-		die("out of memory", NULL);
-	memcpy(seq, pcs, n * sizeof *seq);
-	qsort(seq, n, sizeof *seq, cmp64);
+	bench_peer_args(PROG, argc, argv, kname, K_N + 1, want, &pcs, &seq, &n);
 	if (want[K_FIRST]) {
 		printf("libdw_version %s\n", dwfl_version(NULL));
 		first_lookup(argv[1], pcs[0]);

@@ -113,7 +113,8 @@ elif [ ! -f "$P/libbacktrace/.libs/libbacktrace.a" ]; then
 	}
 	echo "$P/gcc-src/$top/libbacktrace" > "$P/libbacktrace/srcdir"
 fi
-if [ -n "$LBT" ] && { [ ! -x "$LBT" ] || [ "$S/bench/peer-libbacktrace.c" -nt "$LBT" ]; }; then
+if [ -n "$LBT" ] && { [ ! -x "$LBT" ] || [ "$S/bench/peer-libbacktrace.c" -nt "$LBT" ] ||
+    [ "$S/bench/bench.h" -nt "$LBT" ]; }; then
 	${CC:-gcc} -O2 -g -no-pie -I"$P/libbacktrace" \
 	    -I"$(cat "$P/libbacktrace/srcdir")" -I"$S/bench" -o "$LBT" \
 	    "$S/bench/peer-libbacktrace.c" "$P/libbacktrace/.libs/libbacktrace.a"
@@ -153,7 +154,8 @@ else
 	m=$(missing llvm-14-dev)
 	if [ -n "$m" ]; then
 		skip gsym_reader "$m is not installed: GSYM's size only"; GSYM=
-	elif [ ! -x "$GSYM" ] || [ "$S/bench/peer-gsym.cc" -nt "$GSYM" ]; then
+	elif [ ! -x "$GSYM" ] || [ "$S/bench/peer-gsym.cc" -nt "$GSYM" ] ||
+	    [ "$S/bench/bench.h" -nt "$GSYM" ]; then
 		${CXX:-g++} -O2 -g -std=c++17 \
 		    -I"$(llvm-config-14 --includedir)" -I"$S/bench" -o "$GSYM" \
 		    "$S/bench/peer-gsym.cc" -L"$(llvm-config-14 --libdir)" \
@@ -162,14 +164,10 @@ else
 fi
 
 # --- the programs ---
-prog_gmock() {
-	G=/usr/src/googletest
+prog_gmock() {	# built by bench/run.sh (parts real and peers)
 	if [ ! -x "$OUT/gmock_all_test" ]; then
-		echo "peers.sh: building gmock_all_test (g++ -O2 -g)" >&2
-		g++ -O2 -g -pthread -I$G/googletest/include -I$G/googletest \
-		    -I$G/googlemock/include -I$G/googlemock \
-		    $G/googletest/src/gtest-all.cc $G/googlemock/src/gmock-all.cc \
-		    $G/googlemock/test/gmock_all_test.cc -o "$OUT/gmock_all_test"
+		echo "peers.sh: no $OUT/gmock_all_test: run BENCH_PARTS=peers make bench" >&2
+		exit 1
 	fi
 	echo "$OUT/gmock_all_test"
 }
@@ -303,6 +301,19 @@ runs() {
 	}'
 }
 
+# One in-process peer on program $prog: the times of KINDS (median of
+# RUNS runs), the instructions of IRKINDS (IRN lookups a callgrind run),
+# and the peak memory of a process answering the pcs with PROCKINDS.
+peer() {	# NAME IRN PROGRAM INPUT PCSFILE N KINDS IRKINDS PROCKINDS
+	name=$1 irn=$2 exe=$3 in=$4 pf=$5 n=$6
+	runs "$exe" "$in" "$pf" "$n" first $7 | sed "s/^/peers $prog /" |
+	    tee -a "$R"
+	for k in $8; do
+		say "peers $prog ${name}_${k}_ir $(IRN=$irn; ir "$exe" -loop "$in" "$pf" "$k")"
+	done
+	say "peers $prog ${name}_process_s_kb $(timed "$exe" "$in" "$pf" "$n" $9)"
+}
+
 say "peers load $(cut -d' ' -f1-3 /proc/loadavg)"
 say "peers l2_simulated $L2"
 say "peers runs $RUNS"
@@ -360,33 +371,17 @@ for prog in $PROGRAMS; do
 	say "peers $prog pcln_first_answer_s_kb $(timed sh -c "head -1 '$pcs' | '$DUMP' addr2line -f -i -e '$blob'")"
 	say "peers $prog pcln_process_s_kb $(timed sh -c "'$DUMP' addr2line -f -i -e '$blob' < '$pcs'")"
 	if [ -x "$LIBDW" ]; then
-		runs "$LIBDW" "$elf" "$pcs" "$NPCS" first line cfa |
-		    sed "s/^/peers $prog /" | tee -a "$R"
-		say "peers $prog libdw_line_ir $(ir "$LIBDW" -loop "$elf" "$pcs" line)"
-		say "peers $prog libdw_cfa_ir $(ir "$LIBDW" -loop "$elf" "$pcs" cfa)"
-		say "peers $prog libdw_process_s_kb $(timed "$LIBDW" "$elf" "$pcs" "$NPCS" line cfa)"
+		peer libdw "$IRN" "$LIBDW" "$elf" "$pcs" "$NPCS" "line cfa" \
+		    "line cfa" "line cfa"
 	else
 		skip libdw "pcln-bench-libdw was not built (configure found no libdw)"
 	fi
-	if [ -n "$LBT" ]; then
-		runs "$LBT" "$elf" "$pcs" "$NPCS" first inline name |
-		    sed "s/^/peers $prog /" | tee -a "$R"
-		say "peers $prog libbacktrace_inline_ir $(ir "$LBT" -loop "$elf" "$pcs" inline)"
-		say "peers $prog libbacktrace_process_s_kb $(timed "$LBT" "$elf" "$pcs" "$NPCS" inline)"
-	fi
-	if [ -n "$A2L" ]; then
-		runs "$A2L" "$elf" "$pcs" "$NPCS" first line inline |
-		    sed "s/^/peers $prog /" | tee -a "$R"
-		say "peers $prog addr2line_line_ir $(ir "$A2L" -loop "$elf" "$pcs" line)"
-		say "peers $prog addr2line_inline_ir $(ir "$A2L" -loop "$elf" "$pcs" inline)"
-		say "peers $prog addr2line_process_s_kb $(timed "$A2L" "$elf" "$pcs" "$NPCS" inline)"
-	fi
-	if [ -n "$GSYM" ]; then
-		runs "$GSYM" "$g" "$P/$prog.gsym.pcs" "$gn" first inline |
-		    sed "s/^/peers $prog /" | tee -a "$R"
-		say "peers $prog gsym_inline_ir $(IRN=200 && ir "$GSYM" -loop "$g" "$P/$prog.gsym.pcs" inline)"
-		say "peers $prog gsym_process_s_kb $(timed "$GSYM" "$g" "$P/$prog.gsym.pcs" "$gn" inline)"
-	fi
+	[ -z "$LBT" ] || peer libbacktrace "$IRN" "$LBT" "$elf" "$pcs" "$NPCS" \
+	    "inline name" inline inline
+	[ -z "$A2L" ] || peer addr2line "$IRN" "$A2L" "$elf" "$pcs" "$NPCS" \
+	    "line inline" "line inline" inline
+	[ -z "$GSYM" ] || peer gsym 200 "$GSYM" "$g" "$P/$prog.gsym.pcs" "$gn" \
+	    inline inline inline
 	rm -f "$P/time"
 done
 
