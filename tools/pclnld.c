@@ -55,7 +55,7 @@ usage(FILE *fp)
 "      --no-index        never write it (default: from %u functions on)\n"
 "      --checkpoints K   a pc-value checkpoint every K rows (default %u;\n"
 "                        0: none)\n"
-"      --no-inline       with --elf: leave out inlined calls (INLTREE)\n"
+"      --no-inline       with --elf: leave out inlined calls (the inline tree)\n"
 "      --strict          with --elf: damaged debug or frame sections are an\n"
 "                        error, not a warning\n"
 "      --debug-dir DIR   with --elf: look for separate debug files under\n"
