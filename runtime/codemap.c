@@ -81,6 +81,12 @@ align_up(uintptr_t p, uintptr_t a)
 	return (p + a - 1) & ~(a - 1);
 }
 
+/* Each registry's generations start GENERATION_STRIDE above the last
+ * one's: distinct while a registry sees fewer (un)registrations than
+ * the stride (2^32 on 64-bit hosts, 2^16 on 32-bit ones). */
+#define GENERATION_STRIDE	((size_t)1 << (sizeof(size_t) >= 8 ? 32 : 16))
+static atomic_size_t generation_base;
+
 int
 pclnrt_registry_init(pclnrt_registry *r, void *mem, size_t size,
     size_t nmodule, size_t nreader)
@@ -96,7 +102,11 @@ pclnrt_registry_init(pclnrt_registry *r, void *mem, size_t size,
 	r->rmeta = r->nmeta = NULL;
 	r->nregion = r->nnode = r->nreader = 0;
 	atomic_init(&r->epoch, 1);
-	atomic_init(&r->generation, 0);
+	/* A generation no registry of this process has had: caches keyed
+	 * by (registry address, generation), the step cache's, never take
+	 * a registry made again at the same address for the old one. */
+	atomic_init(&r->generation, atomic_fetch_add(&generation_base,
+	    GENERATION_STRIDE));
 	atomic_flag_clear(&r->lock);
 	r->rfree = r->rlimbo = r->rlimbo_tail = 0;
 	r->nfree = r->nlimbo = r->nlimbo_tail = 0;

@@ -253,8 +253,10 @@ int pclnrt_funcline_cached(const pclnrt_func *f, uint64_t pc,
  * entries (a power of two) in the caller's storage ENT: nothing is
  * allocated and nothing locked, and a cache belongs to one thread at a
  * time.  An entry is keyed by the registry and its generation too, so
- * one made before a module was registered or removed never hits; a
- * walk takes the generation once, at its start.  Like the pc-value
+ * one made before a module was registered or removed never hits, nor
+ * one of another registry (pclnrt_generation: no two registries share
+ * a generation), and one cache can serve the walks of many registries;
+ * a walk takes the generation once, at its start.  Like the pc-value
  * cache, initialise it again if a registered module's blob is changed
  * in place.  A hit gives exactly the frame the lookups would. */
 typedef struct pclnrt_stepcache_ent {
@@ -511,7 +513,10 @@ void pclnrt_read_enter(pclnrt_registry *r, pclnrt_reader *rd);
 void pclnrt_read_exit(pclnrt_registry *r, pclnrt_reader *rd);
 
 /* A counter that changes with every registration and removal (for
- * caches keyed on the module set). */
+ * caches keyed on the module set).  pclnrt_registry_init starts it
+ * where no registry of the process has been (2^32 apart on 64-bit
+ * hosts, 2^16 on 32-bit ones), so a registry made again, at the same
+ * address or not, never shows an old one's generation. */
 size_t pclnrt_generation(pclnrt_registry *r);
 
 /* Find the module whose run-time range holds PC: at most 8 slot loads

@@ -49,13 +49,11 @@ struct pcln_aspace {
 	int reg_ok, reg_dirty;
 	pclnrt_pccache cache;	/* the walks' rows (keyed by table: the
 				 * store keeps every table) */
-	pclnrt_stepcache steps;	/* the walks' frames, likewise; STEPV
-				 * made at the first walk (none: no cache) */
-	pclnrt_stepcache_ent *stepv;
 };
 
-/* Entries of the step cache: a profile's distinct return addresses and
- * the hot leaf pcs fit (48 bytes each). */
+/* Entries of the store's step cache: a profile's distinct return
+ * addresses and the hot leaf pcs fit (136 bytes each: 1.1 MB, one for
+ * all the processes of a profile). */
 #define ASPACE_STEPS	8192
 
 pcln_aspace *
@@ -101,7 +99,6 @@ pcln_aspace_free(pcln_aspace *as)
 		free(x);
 	}
 	pclnp_store_free(&as->own);
-	free(as->stepv);
 	free(as);
 }
 
@@ -772,13 +769,13 @@ pcln_aspace_unwind(pcln_aspace *as, const pcln_regs *regs, unsigned flags,
 	w.fp = regs->fp;
 	w.lr = regs->lr;
 	w.cache = &as->cache;
-	if (as->stepv == NULL && (as->stepv = malloc(ASPACE_STEPS *
-	    sizeof *as->stepv)) != NULL)
-		(void)pclnrt_stepcache_init(&as->steps, as->stepv,
-		    ASPACE_STEPS);
-	if (as->stepv != NULL) {
+	if (as->store->stepv == NULL && (as->store->stepv =
+	    malloc(ASPACE_STEPS * sizeof *as->store->stepv)) != NULL)
+		(void)pclnrt_stepcache_init(&as->store->steps,
+		    as->store->stepv, ASPACE_STEPS);
+	if (as->store->stepv != NULL) {
 		w.flags |= PCLNRT_TB_STEPS;
-		w.steps = &as->steps;
+		w.steps = &as->store->steps;
 	}
 	/* Each retry resolves one more mapping, so at most one walk per
 	 * mapping (and one more). */

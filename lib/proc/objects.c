@@ -56,6 +56,7 @@ pclnp_store_init(pclnp_store *s, unsigned flags)
 	memset(&s->search, 0, sizeof s->search);
 	s->cache = NULL;
 	s->cache_tried = 0;
+	s->stepv = NULL;
 }
 
 void
@@ -106,6 +107,8 @@ pclnp_store_free(pclnp_store *s)
 #endif
 	s->cache = NULL;
 	s->cache_tried = 0;
+	free(s->stepv);
+	s->stepv = NULL;
 }
 
 static char *

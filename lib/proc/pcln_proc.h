@@ -49,7 +49,8 @@
  * freed, as each call says).  Nothing here is async-signal-safe except
  * what a pcln_self registry is used for: pclnrt_traceback and the other
  * runtime lookups over pcln_self_registry().  A handle is used by one
- * thread at a time.
+ * thread at a time, and an object store with the address spaces on it
+ * (they share its objects and its cache of unwound frames) too.
  *
  * Errors: -1 (or NULL) with an optional pcln_err filled.  An object
  * without a table is not an error: its note says why, and its addresses

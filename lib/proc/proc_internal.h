@@ -56,6 +56,11 @@ struct pcln_objstore {
 	void *cache;			/* a pcln_cache, opened at the first
 					 * table made, or NULL */
 	int cache_tried;
+	/* The walks' step cache, for every address space on this store
+	 * (its keys hold each one's registry and generation), made at the
+	 * first walk; STEPV NULL: none. */
+	pclnrt_stepcache steps;
+	pclnrt_stepcache_ent *stepv;
 };
 typedef struct pcln_objstore pclnp_store;
 
