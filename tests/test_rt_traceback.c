@@ -535,17 +535,63 @@ same_frames(const pclnrt_frame *a, const pclnrt_frame *b, size_t n)
 	}
 }
 
+/* 300 walks of random stacks from SEED, each without and with the step
+ * cache SC: the same frames and stop. */
+static void
+walks(struct env *e, pclnrt_stepcache *sc, uint64_t seed)
+{
+	uint64_t s = seed;
+	int t, k;
+
+	for (t = 0; t < 300; t++) {
+		pclnrt_frame a[8], b[8];
+		pclnrt_stopinfo sa, sb;
+		size_t na, nb;
+		unsigned fl;
+
+		memset(e->mem.buf, 0, sizeof e->mem.buf);
+		for (k = 0; k < 32; k++) {
+			uint64_t r = (s = s * 6364136223846793005ull +
+			    1442695040888963407ull) >> 33;
+			uint64_t v = r % 5 == 0 ? 0 : r % 5 == 1 ?
+			    e->bias[1] + 0x1000 + r % 0x20 :
+			    0x1000 + r % 0x180;
+
+			putw(&e->mem, e->mem.base + (uint64_t)k * e->ps, v);
+		}
+		e->w.pc = 0x1000 + (s >> 40) % 0x170;
+		e->w.lr = 0x1000 + (s >> 20) % 0x100;
+		e->w.fp = S + (s >> 30) % 64;
+		fl = (unsigned)(s >> 50) % 4;
+		e->w.flags = (fl & 1 ? PCLNRT_TB_FIRST_RETADDR : 0) |
+		    (fl & 2 ? PCLNRT_TB_FP : 0);
+		e->w.steps = NULL;
+		na = pclnrt_traceback(&e->w, a, 8, &sa);
+		e->w.flags |= PCLNRT_TB_STEPS;
+		e->w.steps = sc;
+		nb = pclnrt_traceback(&e->w, b, 8, &sb);
+		ck_assert_uint_eq(na, nb);
+		ck_assert_int_eq(sa.reason, sb.reason);
+		ck_assert_uint_eq(sa.pc, sb.pc);
+		ck_assert_uint_eq(sa.sp, sb.sp);
+		same_frames(a, b, na);
+	}
+}
+
 START_TEST(test_steps)
 {
 	static const unsigned sizes[] = { 1, 64 };
 	pclnrt_stepcache_ent ent[64];
 	pclnrt_stepcache sc;
+	pclnrt_module x;
 	struct env e;
 	uint64_t seed = 99 + (uint64_t)_i;
+	size_t g0, g1, gold;
 	unsigned z;
-	int pass, t, k;
+	int pass;
 
 	env_init(&e, _i);
+	g0 = pclnrt_generation(&e.reg) - 2;	/* env_init registered 2 */
 	ck_assert_int_eq(pclnrt_stepcache_init(&sc, ent, 3), PCLNRT_BADARG);
 	ck_assert_int_eq(pclnrt_stepcache_init(&sc, NULL, 4), PCLNRT_BADARG);
 	for (z = 0; z < 2; z++) {
@@ -560,51 +606,39 @@ START_TEST(test_steps)
 			if (pass == 3)
 				ck_assert_int_eq(pclnrt_register(&e.reg,
 				    &e.mod[1]), 0);
-			uint64_t s = seed;
-
-			for (t = 0; t < 300; t++) {
-				pclnrt_frame a[8], b[8];
-				pclnrt_stopinfo sa, sb;
-				size_t na, nb;
-				unsigned fl;
-
-				memset(e.mem.buf, 0, sizeof e.mem.buf);
-				for (k = 0; k < 32; k++) {
-					uint64_t r = (s = s * 6364136223846793005ull +
-					    1442695040888963407ull) >> 33;
-					uint64_t v = r % 5 == 0 ? 0 : r % 5 == 1 ?
-					    e.bias[1] + 0x1000 + r % 0x20 :
-					    0x1000 + r % 0x180;
-
-					putw(&e.mem, e.mem.base + (uint64_t)k *
-					    e.ps, v);
-				}
-				e.w.pc = 0x1000 + (s >> 40) % 0x170;
-				e.w.lr = 0x1000 + (s >> 20) % 0x100;
-				e.w.fp = S + (s >> 30) % 64;
-				fl = (unsigned)(s >> 50) % 4;
-				e.w.flags = (fl & 1 ? PCLNRT_TB_FIRST_RETADDR :
-				    0) | (fl & 2 ? PCLNRT_TB_FP : 0);
-				e.w.steps = NULL;
-				na = pclnrt_traceback(&e.w, a, 8, &sa);
-				e.w.flags |= PCLNRT_TB_STEPS;
-				e.w.steps = &sc;
-				nb = pclnrt_traceback(&e.w, b, 8, &sb);
-				ck_assert_uint_eq(na, nb);
-				ck_assert_int_eq(sa.reason, sb.reason);
-				ck_assert_uint_eq(sa.pc, sb.pc);
-				ck_assert_uint_eq(sa.sp, sb.sp);
-				same_frames(a, b, na);
-			}
+			walks(&e, &sc, seed);
 		}
 		ck_assert_uint_gt(sc.misses, 0);
 	}
 	ck_assert_uint_gt(sc.hits, 0);
+	/* The registry made again in its own storage, with the library's
+	 * table where the program was, after as many changes as the old
+	 * one saw: the old entries must not answer for it. */
+	gold = pclnrt_generation(&e.reg);
+	ck_assert_int_eq(pclnrt_module_init(&x, e.blob[1], e.len[1],
+	    e.bias[0], "x"), 0);
+	ck_assert_int_eq(pclnrt_registry_init(&e.reg, e.regmem,
+	    sizeof e.regmem, 4, 0), 0);
+	for (z = 0; z < 2; z++)		/* modules of no registry again */
+		ck_assert_int_eq(pclnrt_module_init(&e.mod[z], e.blob[z],
+		    e.len[z], e.bias[z], z ? "lib" : "main"), 0);
+	g1 = pclnrt_generation(&e.reg);
+	ck_assert_int_eq(pclnrt_register(&e.reg, &x), 0);
+	ck_assert_int_eq(pclnrt_register(&e.reg, &e.mod[1]), 0);
+	while (pclnrt_generation(&e.reg) - g1 < gold - g0) {
+		ck_assert_int_eq(pclnrt_unregister(&e.reg, &x), 0);
+		ck_assert_int_eq(pclnrt_register(&e.reg, &x), 0);
+	}
+	walks(&e, &sc, seed);
+	/* Back to the program, for the chain below. */
+	ck_assert_int_eq(pclnrt_unregister(&e.reg, &x), 0);
+	ck_assert_int_eq(pclnrt_register(&e.reg, &e.mod[0]), 0);
 	/* A walk again: every frame's step from the cache. */
 	memset(e.mem.buf, 0, sizeof e.mem.buf);
 	lay_stack(&e, chain_ret, chain_d, 4);
 	e.w.pc = 0x10c8;
 	e.w.flags = PCLNRT_TB_STEPS;
+	e.w.steps = &sc;
 	(void)pclnrt_stepcache_init(&sc, ent, 64);
 	expect(&e, 8, chain, 4, PCLNRT_STOP_END, 0);
 	ck_assert_uint_eq(sc.misses, 4);
