@@ -35,7 +35,7 @@
 # BUILD/bench-results/peers/PROGRAM.pcln_KIND.functions.  Appends
 # "peers ..." lines to BUILD/bench-results/results.txt, the ratios last
 # (peer over pcln).  A peer whose Debian package is missing is skipped
-# with a "peers skipped PEER (why)" line; scripts/setup.sh installs all.
+# with a "peers skipped PEER (why)" line; bench/run.sh installs them all.
 #
 # Environment: BENCH_PEERS_PROGRAMS (default "gmock sqlite"),
 # BENCH_PEERS_NPCS (default 1000000; GSYM gets a 50th of them, at

@@ -76,6 +76,15 @@ command -v g++ >/dev/null 2>&1 || need="$need g++"
 [ -d /usr/src/googletest ] || need="$need googletest"
 command -v debuginfod >/dev/null 2>&1 || need="$need debuginfod"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
+# bench/peers.sh's: /usr/bin/time, tclsh (SQLite's amalgamation), LLVM's
+# GsymReader headers, Debian's cargo and gimli's addr2line crate (built
+# offline), libbacktrace's source inside gcc-12-source.  Not in
+# scripts/setup.sh: make check and CI need none of them.
+for p in time tcl llvm-14-dev cargo librust-addr2line+std-object-dev \
+    gcc-12-source; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null |
+	    grep -q 'ok installed' || need="$need $p"
+done
 if [ -n "$need" ]; then
 	echo "run.sh: installing$need" >&2
 	apt-get update -qq && apt-get install -y -qq $need >/dev/null

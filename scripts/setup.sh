@@ -17,10 +17,6 @@ top=$(pwd)
 # elfutils (eu-stack, eu-addr2line), gdb, libc6-dbg (gdb's libc frames
 # by name), util-linux (setpriv): the whole-process tests compare with
 # them (tests/proc-stack.sh, proc-a2l.sh, xcrash-gdb.sh).
-# valgrind ... gcc-12-source: make bench (bench/peers.sh): callgrind,
-# /usr/bin/time, tclsh (SQLite's amalgamation), LLVM's GsymReader
-# headers, Debian's cargo and gimli's addr2line crate (built offline),
-# libbacktrace's source inside gcc-12-source.
 pkgs="build-essential autoconf automake libtool pkg-config check libxxhash-dev
 libdw-dev libelf-dev binutils python3 golang-go clang libclang-rt-14-dev
 gdb llvm
@@ -29,8 +25,7 @@ linux-perf
 googletest libstb-dev
 debuginfod libdebuginfod-dev libzstd-dev liblzma-dev xz-utils
 libbpf-dev bpftool
-elfutils gdb libc6-dbg util-linux
-valgrind time tcl llvm-14-dev cargo librust-addr2line+std-object-dev gcc-12-source"
+elfutils gdb libc6-dbg util-linux"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed' ||
