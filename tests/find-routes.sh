@@ -136,6 +136,36 @@ if $CC -gz=zlib -x c -c -o /dev/null /dev/null 2>/dev/null; then
 fi
 readelf -t prog.zstd | grep -q ZSTD ||
 	fail "objcopy made no zstd-compressed section"
+# A zstd section whose header claims 4 GiB (its data holds a few KB): a
+# clear warning, no DWARF from it, and no 4 GiB taken (the buffer grows
+# with what the data gives, not with what the header claims).
+ncase=$((ncase + 1))
+python3 - prog.zstd prog.zbig <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+shoff, = struct.unpack_from("<Q", b, 0x28)
+shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3a)
+def sh(i):
+    return struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * shentsize)
+stroff = sh(shstrndx)[4]
+for i in range(shnum):
+    name, typ, flags, addr, off = sh(i)[:5]
+    n = b[stroff + name:b.index(0, stroff + name)]
+    if n == b".debug_info" and flags & 0x800:	# SHF_COMPRESSED
+        struct.pack_into("<Q", b, off + 8, 0xfff00000)	# ch_size
+open(sys.argv[2], "wb").write(b)
+PY
+# Under 1 GiB of address space (not under the sanitizers, whose shadow
+# memory needs more), where a buffer of the claimed size cannot be had.
+lim=
+[ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ] || lim="ulimit -v 1048576;"
+if sh -c "$lim"' exec "$@"' sh "$LD" --elf prog.zbig -o zbig.pcln -v \
+    2>zbig.log &&
+    grep -q "section .debug_info: bad zstd data: shorter than its header says" zbig.log; then
+	echo "ok: a zstd header claiming 4 GiB${lim:+ (in 1 GiB)}: $(grep -o 'section .debug_info: bad zstd[^;]*' zbig.log)"
+else
+	fail "zstd header claiming 4 GiB: $(cat zbig.log)"
+fi
 
 # 2. A build-id directory.
 mkdir -p bid/.build-id/$(dirname "$idpath")

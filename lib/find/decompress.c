@@ -46,6 +46,79 @@ keep_buffer(struct pcln_debuginfo *d, void *buf, pcln_err *err)
 }
 
 #ifdef HAVE_LIBZSTD
+/* IN[0..LEN), one or more zstd frames, decompressed to exactly WANT
+ * bytes: a malloc'd buffer and its length in *N, or NULL with *WHY (NULL
+ * too: no memory).  The buffer grows with what comes out, not with what
+ * the section header claims: a header that claims gigabytes over a few
+ * bytes of data costs a few bytes. */
+static void *
+unzstd_stream(const char *in, size_t len, size_t want, size_t *n,
+    const char **why)
+{
+	ZSTD_DStream *z = ZSTD_createDStream();
+	ZSTD_inBuffer ib = { in, len, 0 };
+	ZSTD_outBuffer ob;
+	size_t cap = len < want / 8 ? 8 * len : want, rc;
+	char *buf = NULL, *nb;
+
+	*why = NULL;
+	if (cap < 65536)
+		cap = want < 65536 ? want : 65536;
+	if (z == NULL || ZSTD_isError(ZSTD_initDStream(z)) ||
+	    (buf = malloc(cap)) == NULL)
+		goto fail;
+	ob.dst = buf;
+	ob.size = cap;
+	ob.pos = 0;
+	for (;;) {
+		rc = ZSTD_decompressStream(z, &ob, &ib);
+		if (ZSTD_isError(rc)) {
+			*why = ZSTD_getErrorName(rc);
+			goto fail;
+		}
+		if (rc == 0 && ib.pos == ib.size)
+			break;		/* every frame whole, all read */
+		if (ob.pos < ob.size) {
+			if (ib.pos == ib.size) {
+				*why = "a frame cut short";
+				goto fail;
+			}
+			continue;
+		}
+		if (cap == want) {
+			/* Full: one more byte out is too much. */
+			char one;
+			ZSTD_outBuffer xb = { &one, 1, 0 };
+
+			rc = ZSTD_decompressStream(z, &xb, &ib);
+			if (!ZSTD_isError(rc) && xb.pos == 0 && rc == 0 &&
+			    ib.pos == ib.size)
+				break;
+			*why = ZSTD_isError(rc) ? ZSTD_getErrorName(rc) :
+			    xb.pos == 0 && ib.pos == ib.size ?
+			    "a frame cut short" : "longer than its header says";
+			goto fail;
+		}
+		cap = cap > want / 2 ? want : 2 * cap;
+		if ((nb = realloc(buf, cap)) == NULL)
+			goto fail;
+		buf = nb;
+		ob.dst = buf;
+		ob.size = cap;
+	}
+	if (ob.pos != want) {
+		*why = "shorter than its header says";
+		goto fail;
+	}
+	ZSTD_freeDStream(z);
+	*n = ob.pos;
+	return buf;
+fail:
+	ZSTD_freeDStream(z);
+	free(buf);
+	return NULL;
+}
+
 static int
 unzstd(struct pcln_debuginfo *d, Elf *e, Elf_Scn *scn, const GElf_Chdr *ch,
     const char *what, const char *name, pcln_err *err)
@@ -55,6 +128,7 @@ unzstd(struct pcln_debuginfo *d, Elf *e, Elf_Scn *scn, const GElf_Chdr *ch,
 	    sizeof(Elf64_Chdr);
 	void *buf;
 	size_t n;
+	const char *why;
 
 	if (data == NULL || data->d_size < hdr)
 		return pclni_seterr(err, PCLN_ETRUNC, -1, "%s: section %s: "
@@ -63,15 +137,12 @@ unzstd(struct pcln_debuginfo *d, Elf *e, Elf_Scn *scn, const GElf_Chdr *ch,
 		return pclni_seterr(err, PCLN_ERANGE, -1, "%s: section %s: "
 		    "decompressed size %llu (expected 1 to 2^32 bytes)", what,
 		    name, (unsigned long long)ch->ch_size);
-	if ((buf = malloc((size_t)ch->ch_size)) == NULL)
-		return pclni_find_nomem(err);
-	n = ZSTD_decompress(buf, (size_t)ch->ch_size,
-	    (const char *)data->d_buf + hdr, data->d_size - hdr);
-	if (ZSTD_isError(n) || n != ch->ch_size) {
-		free(buf);
+	if ((buf = unzstd_stream((const char *)data->d_buf + hdr,
+	    data->d_size - hdr, (size_t)ch->ch_size, &n, &why)) == NULL) {
+		if (why == NULL)
+			return pclni_find_nomem(err);
 		return pclni_seterr(err, PCLN_EIO, -1, "%s: section %s: bad "
-		    "zstd data: %s", what, name, ZSTD_isError(n) ?
-		    ZSTD_getErrorName(n) : "shorter than its header says");
+		    "zstd data: %s", what, name, why);
 	}
 	if (keep_buffer(d, buf, err) < 0)
 		return -1;
