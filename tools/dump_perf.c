@@ -93,10 +93,10 @@ struct perf_cmd {
 	pcln_perf_frame uf[MAX_USER];
 	pclnrt_pccache cache;
 	/* The symbolized frames by table and pc (NSYMS, a power of two;
-	 * NULL: none); one sample's header (OB) and frames (FB) as text,
-	 * the frames' made as they are named. */
+	 * NULL: none); the samples' text (FB), made as their frames are
+	 * named, written in chunks (flush_text). */
 	struct symo *syms;
-	struct obuf ob, fb;
+	struct obuf fb;
 	struct kmemo {
 		uint64_t pc, start;
 		const char *name, *mod;
@@ -791,8 +791,10 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 
 /* --- one sample ------------------------------------------------------ */
 
+/* As perf script prints it: "COMM TID SECS.USECS: PERIOD EVENT: " into
+ * C->fb, before the sample's frames add their lines. */
 static void
-print_sample(struct perf_cmd *c, const pcln_perf_event *ev,
+sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
     const char *comm)
 {
 	uint64_t period = ev->u.sample.period;
@@ -802,23 +804,32 @@ print_sample(struct perf_cmd *c, const pcln_perf_event *ev,
 	if (ev->attr != NULL && !(ev->attr->sample_type &
 	    PCLN_PERF_SAMPLE_PERIOD) && !ev->attr->freq)
 		period = ev->attr->sample_period;
-	c->ob.len = 0;
-	ob_str(&c->ob, comm);
-	ob_mem(&c->ob, " ", 1);
-	ob_num(&c->ob, ev->tid, 0, 5, ' ');
-	ob_mem(&c->ob, " ", 1);
-	ob_num(&c->ob, ev->time / 1000000000u, 0, 5, ' ');
-	ob_mem(&c->ob, ".", 1);
-	ob_num(&c->ob, ev->time % 1000000000u / 1000u, 0, 6, '0');
-	ob_mem(&c->ob, ": ", 2);
-	ob_num(&c->ob, period, 0, 10, ' ');
-	ob_mem(&c->ob, " ", 1);
-	ob_str(&c->ob, c->evname);
-	ob_mem(&c->ob, ": \n", 3);
-	/* The frames' lines were made as they were named. */
-	ob_mem(&c->fb, "\n", 1);
-	(void)fwrite(c->ob.b, 1, c->ob.len, c->out);
-	(void)fwrite(c->fb.b, 1, c->fb.len, c->out);
+	ob_str(&c->fb, comm);
+	ob_mem(&c->fb, " ", 1);
+	ob_num(&c->fb, ev->tid, 0, 5, ' ');
+	ob_mem(&c->fb, " ", 1);
+	ob_num(&c->fb, ev->time / 1000000000u, 0, 5, ' ');
+	ob_mem(&c->fb, ".", 1);
+	ob_num(&c->fb, ev->time % 1000000000u / 1000u, 0, 6, '0');
+	ob_mem(&c->fb, ": ", 2);
+	ob_num(&c->fb, period, 0, 10, ' ');
+	ob_mem(&c->fb, " ", 1);
+	ob_str(&c->fb, c->evname);
+	ob_mem(&c->fb, ": \n", 3);
+}
+
+/* The text made so far to the output, in chunks of OUT_CHUNK or more
+ * (written straight, not copied into stdio's buffer), or all of it
+ * (ALL).  -1 if some of it was cut for want of memory. */
+#define OUT_CHUNK	((size_t)1 << 18)
+static int
+flush_text(struct perf_cmd *c, int all)
+{
+	if (c->fb.len >= OUT_CHUNK || (all && c->fb.len > 0)) {
+		(void)fwrite(c->fb.b, 1, c->fb.len, c->out);
+		c->fb.len = 0;
+	}
+	return c->fb.bad ? -1 : 0;
 }
 
 static int
@@ -838,7 +849,13 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 
 	c->st.samples++;
 	c->nof = 0;
-	c->fb.len = 0;
+	comm = pcln_perf_comm(c->space, ev->pid, ev->tid);
+	if (comm == NULL)
+		comm = ev->pid == 0 ? "swapper" : ":unknown";
+	/* The text is made in place: the header, then each frame's lines
+	 * as it is named. */
+	if (c->fl == NULL)
+		sample_header(c, ev, comm);
 	/* The call chain: kernel entries, and in -g mode the user ones. */
 	if (have_chain) {
 		for (i = 0; i < ev->u.sample.nr; i++) {
@@ -891,9 +908,6 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 	} else if (c->nof > 0)
 		c->st.kernel_only++;
 	c->st.frames_total += c->nof;
-	comm = pcln_perf_comm(c->space, ev->pid, ev->tid);
-	if (comm == NULL)
-		comm = ev->pid == 0 ? "swapper" : ":unknown";
 	if (c->fl != NULL) {
 		/* Outermost first, the process at the root. */
 		struct oframe rev[MAX_OUT + 1];
@@ -915,8 +929,10 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 			dump_error("perf: out of memory");
 			return DUMP_EXIT_IO;
 		}
-	} else
-		print_sample(c, ev, comm);
+	} else {
+		ob_mem(&c->fb, "\n", 1);
+		(void)flush_text(c, 0);
+	}
 	return 0;
 }
 
@@ -1317,6 +1333,10 @@ dump_perf(int argc, char **argv)
 		if (wr != 0)
 			rc = wr;
 	}
+	if (flush_text(c, 1) < 0) {
+		dump_error("perf: out of memory: the text is cut");
+		rc = DUMP_EXIT_IO;
+	}
 	if (fflush(c->out) != 0 || ferror(c->out)) {
 		dump_error("perf: cannot write the output: %s",
 		    strerror(errno));
@@ -1344,7 +1364,6 @@ out:
 	for (size_t k = 0; c->syms != NULL && k < NSYMS; k++)
 		free(c->syms[k].text.b);
 	free(c->syms);
-	free(c->ob.b);
 	free(c->fb.b);
 	pcln_perf_close(c->p);
 	if (buf != NULL)
