@@ -129,36 +129,10 @@ paste -d'\t' disc.ours disc.bu | awk -F'\t' '$1 != $2 && $1 !~ /^\?\?/ { n++; if
 
 # --- damaged sections -----------------------------------------------------
 gcc -O2 -g -o victim d.c || fail "victim: gcc"
-# patch FILE SECTION OFFSET BYTES | --size SECTION SIZE: write bytes into
-# a section, or its header's sh_size.
-cat >patch.py <<'EOF'
-import struct, sys
-path, sec = sys.argv[1], sys.argv[2]
-b = bytearray(open(path, "rb").read())
-shoff, = struct.unpack_from("<Q", b, 0x28)
-shentsize, shnum, shstrndx = struct.unpack_from("<HHH", b, 0x3a)
-def sh(i):
-    return struct.unpack_from("<IIQQQQIIQQ", b, shoff + i * shentsize)
-stroff = sh(shstrndx)[4]
-for i in range(shnum):
-    h = sh(i)
-    name = b[stroff + h[0]:].split(b"\0")[0].decode()
-    if name != sec:
-        continue
-    if sys.argv[3] == "--size":
-        struct.pack_into("<Q", b, shoff + i * shentsize + 0x20, int(sys.argv[4], 0))
-    else:
-        off = int(sys.argv[3], 0)
-        data = bytes.fromhex(sys.argv[4])
-        b[h[4] + off:h[4] + off + len(data)] = data
-    open(path, "wb").write(b)
-    sys.exit(0)
-sys.exit("no section " + sec)
-EOF
 damage() {	# NAME SECTION PATCH-ARGS...: expect a warning naming SECTION
 	name=$1 sec=$2; shift 2
 	cp victim $name
-	python3 patch.py $name "$@" || { fail "$name: cannot patch"; return; }
+	python3 "$top_srcdir/tests/elfpatch.py" $name "$@" || { fail "$name: cannot patch"; return; }
 	"$LD" --elf $name -o $name.pcln 2>$name.err
 	rc=$?
 	[ $rc -eq 0 ] || { cat $name.err >&2; fail "$name: exit $rc, expected 0 (a warning)"; }
@@ -185,7 +159,7 @@ grep -q '^pclnld: victim: [0-9]* functions' victim.err || fail "victim: no summa
 
 # --- a .text claiming 2^40 bytes ------------------------------------------
 cp victim huge
-python3 patch.py huge .text --size 0x10000000000 || fail "huge: cannot patch"
+python3 "$top_srcdir/tests/elfpatch.py" huge .text --size 0x10000000000 || fail "huge: cannot patch"
 "$LD" --elf huge -o huge.pcln 2>huge.err || { cat huge.err >&2; fail "huge: pclnld"; }
 grep -q 'warning: .*\.text claims 0x10000000000 bytes' huge.err ||
 	{ cat huge.err >&2; fail "huge: no warning about .text"; }

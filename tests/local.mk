@@ -14,6 +14,6 @@ include $(srcdir)/tests/find.mk
 include $(srcdir)/tests/proc.mk
 
 # The preamble the CLI test scripts source.
-dist_check_DATA += tests/lib.sh tests/lazy.sh
+dist_check_DATA += tests/lib.sh tests/lazy.sh tests/elfpatch.py
 include $(srcdir)/tests/demangle.mk
 include $(srcdir)/tests/perf.mk
