@@ -172,13 +172,6 @@ cmp_map(const void *a, const void *b)
 	return x->m.start < y->m.start ? -1 : x->m.start > y->m.start;
 }
 
-static void
-sort_maps(pcln_aspace *as)
-{
-	if (as->nmaps > 1)
-		qsort(as->maps, as->nmaps, sizeof *as->maps, cmp_map);
-}
-
 static int
 push_map(struct amap **v, size_t *n, size_t *cap, const struct amap *m)
 {
@@ -205,46 +198,68 @@ part_of(const struct amap *a, uint64_t lo, uint64_t hi, struct amap *out)
 	return 0;
 }
 
+/* The mappings are sorted and disjoint: M replaces the run of those it
+ * overlaps, [LO, HI), in place, with the parts of the first and last
+ * that stick out.  Only a replaced mapping with an instance can change
+ * the registry (it holds the instances the mappings use, and M has none
+ * yet): a profile's heap grows by hundreds of such records, and each
+ * rebuild would empty the step cache. */
 int
 pcln_aspace_add(pcln_aspace *as, const pcln_mapping *m, pcln_err *err)
 {
-	struct amap *v = NULL, nm, part;
-	size_t n = 0, cap = 0, i;
+	struct amap nm, part[2];
+	size_t lo = 0, hi, mid, np = 0, i, n;
 
 	pclni_clearerr(err);
 	if (m == NULL || m->path == NULL || m->end <= m->start)
 		return pclni_seterr(err, PCLN_EINVAL, -1, "mapping [0x%" PRIx64
 		    ", 0x%" PRIx64 "): expected a path and end > start",
 		    m != NULL ? m->start : 0, m != NULL ? m->end : 0);
-	for (i = 0; i < as->nmaps; i++) {
-		const struct amap *a = &as->maps[i];
-
-		if (a->m.end <= m->start || a->m.start >= m->end) {
-			if (part_of(a, a->m.start, a->m.end, &part) < 0 ||
-			    push_map(&v, &n, &cap, &part) < 0)
-				goto nomem;
-			continue;
-		}
-		if (a->m.start < m->start &&
-		    (part_of(a, a->m.start, m->start, &part) < 0 ||
-		    push_map(&v, &n, &cap, &part) < 0))
-			goto nomem;
-		if (a->m.end > m->end &&
-		    (part_of(a, m->end, a->m.end, &part) < 0 ||
-		    push_map(&v, &n, &cap, &part) < 0))
-			goto nomem;
+	for (hi = as->nmaps; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		if (as->maps[mid].m.end <= m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	if (copy_map(&nm, m) < 0 || push_map(&v, &n, &cap, &nm) < 0)
+	for (hi = lo; hi < as->nmaps && as->maps[hi].m.start < m->end; hi++)
+		;
+	if (copy_map(&nm, m) < 0)
 		goto nomem;
-	clear_maps(as->maps, as->nmaps);
-	as->maps = v;
+	if (lo < hi && as->maps[lo].m.start < m->start) {
+		if (part_of(&as->maps[lo], as->maps[lo].m.start, m->start,
+		    &part[np]) < 0)
+			goto nomem;
+		np++;
+	}
+	if (lo < hi && as->maps[hi - 1].m.end > m->end) {
+		if (part_of(&as->maps[hi - 1], m->end, as->maps[hi - 1].m.end,
+		    &part[np]) < 0)
+			goto nomem;
+		np++;
+	}
+	n = as->nmaps - (hi - lo) + 1 + np;
+	if (pclni_grow(&as->maps, &as->cap, n, sizeof *as->maps) < 0)
+		goto nomem;
+	for (i = lo; i < hi; i++) {
+		if (as->maps[i].inst != NULL)
+			as->reg_dirty = 1;
+		free(as->maps[i].path);
+	}
+	memmove(&as->maps[lo + 1 + np], &as->maps[hi],
+	    (as->nmaps - hi) * sizeof *as->maps);
+	i = lo;
+	if (np > 0 && part[0].m.start < m->start)
+		as->maps[i++] = part[0];
+	as->maps[i++] = nm;
+	if (np > 0 && part[np - 1].m.start >= m->end)
+		as->maps[i++] = part[np - 1];
 	as->nmaps = n;
-	as->cap = cap;
-	sort_maps(as);
-	as->reg_dirty = 1;
 	return 0;
 nomem:
-	clear_maps(v, n);
+	free(nm.path);
+	for (i = 0; i < np; i++)
+		free(part[i].path);
 	return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
 }
 

@@ -231,6 +231,64 @@ START_TEST(test_add_replaces)
 }
 END_TEST
 
+/* The splice: a mapping over several, one inside another, ones that
+ * only touch, at either end, and a heap growing at the same start. */
+START_TEST(test_add_splice)
+{
+	pcln_aspace *as = pcln_aspace_new(0, NULL, 0, NULL);
+	pcln_mapping m;
+	int i;
+
+	ck_assert_ptr_nonnull(as);
+	m = mk(0x10000, 0x20000, 0, "/a");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	m = mk(0x30000, 0x40000, 0, "/c");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	m = mk(0x20000, 0x30000, 0, "/b");	/* touches both */
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	m = mk(0x1000, 0x2000, 0, "/first");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	m = mk(0x50000, 0x51000, 0, "/last");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	ck_assert_uint_eq(pcln_aspace_nmaps(as), 5);
+	expect_map(as, 0, 0x1000, 0x2000, 0, "/first");
+	expect_map(as, 1, 0x10000, 0x20000, 0, "/a");
+	expect_map(as, 2, 0x20000, 0x30000, 0, "/b");
+	expect_map(as, 3, 0x30000, 0x40000, 0, "/c");
+	expect_map(as, 4, 0x50000, 0x51000, 0, "/last");
+	/* From inside /a to inside /c: /b goes, /a and /c are cut. */
+	m = mk(0x18000, 0x38000, 0, "/x");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	ck_assert_uint_eq(pcln_aspace_nmaps(as), 5);
+	expect_map(as, 1, 0x10000, 0x18000, 0, "/a");
+	expect_map(as, 2, 0x18000, 0x38000, 0, "/x");
+	expect_map(as, 3, 0x38000, 0x40000, 0x8000, "/c");
+	expect_map(as, 4, 0x50000, 0x51000, 0, "/last");
+	/* Inside /x: three parts. */
+	m = mk(0x20000, 0x21000, 0, "/y");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	ck_assert_uint_eq(pcln_aspace_nmaps(as), 7);
+	expect_map(as, 2, 0x18000, 0x20000, 0, "/x");
+	expect_map(as, 3, 0x20000, 0x21000, 0, "/y");
+	expect_map(as, 4, 0x21000, 0x38000, 0x9000, "/x");
+	/* Over everything. */
+	m = mk(0x0, 0x100000, 0, "[heap]");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	ck_assert_uint_eq(pcln_aspace_nmaps(as), 1);
+	expect_map(as, 0, 0x0, 0x100000, 0, "[heap]");
+	/* A heap growing, as brk reports it: one mapping throughout. */
+	for (i = 1; i <= 100; i++) {
+		m = mk(0x100000, 0x100000 + 0x1000 * (uint64_t)i, 0, "[heap]");
+		ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	}
+	ck_assert_uint_eq(pcln_aspace_nmaps(as), 2);
+	expect_map(as, 1, 0x100000, 0x164000, 0, "[heap]");
+	ck_assert_str_eq(pcln_aspace_find(as, 0x163fff)->path, "[heap]");
+	ck_assert_ptr_null(pcln_aspace_find(as, 0x164000));
+	pcln_aspace_free(as);
+}
+END_TEST
+
 /* Overlapping lines are refused, and the set is then unchanged. */
 START_TEST(test_set_maps)
 {
@@ -507,6 +565,7 @@ maps_suite(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("aspace");
 	tcase_add_test(tc, test_add_replaces);
+	tcase_add_test(tc, test_add_splice);
 	tcase_add_test(tc, test_set_maps);
 	tcase_add_test(tc, test_self);
 #ifdef CHECK_MAPS_PLUGIN
