@@ -138,6 +138,41 @@ if [ -f c.data ]; then
 	done
 fi
 
+# Kernel symbols: the first run keeps /proc/kallsyms sorted in the
+# table cache; the second checks that view's hash and stamps it
+# (VIEW.ok); the third reads it unchecked.  All of them name the kernel
+# frames alike.  A view damaged in place (a new modification time) is
+# not taken on its stamp: its hash fails, it is made again, and the
+# names are still right.
+ncase=$((ncase + 1))
+if record k.data --call-graph dwarf dd if=/dev/zero of=/dev/null bs=1M \
+    count=2000; then
+	rm -f "$XDG_CACHE_HOME"/pcln/kallsyms-*
+	for i in 1 2 3 4; do
+		[ "$i" = 4 ] && python3 -c '
+import os, sys
+p = sys.argv[1]
+with open(p, "r+b") as f:
+    f.seek(os.path.getsize(p) // 2)
+    f.write(b"Z" * 64)' "$XDG_CACHE_HOME"/pcln/kallsyms-*[0-9a-f]
+		"$D" perf -i k.data --folded >"k$i.folded" 2>"k$i.err" ||
+			fail "kallsyms: run $i exited $?: $(cat "k$i.err")"
+		set -- "$XDG_CACHE_HOME"/pcln/kallsyms-*
+		case $i in
+		1) [ $# = 1 ] || fail "kallsyms: run 1 left $*";;
+		*) [ $# = 2 ] && [ -f "$1.ok" ] ||
+			fail "kallsyms: run $i left $* (no VIEW.ok)";;
+		esac
+		[ "$i" = 1 ] || cmp -s k1.folded "k$i.folded" ||
+			fail "kallsyms: run $i names differently: $(diff \
+			    k1.folded "k$i.folded" | head -n 4)"
+	done
+	grep -q 'entry_SYSCALL_64[^;]*;do_syscall_64' k1.folded ||
+		fail "kallsyms: no kernel frames named: $(head -n 3 k1.folded)"
+	! grep -q ZZZZ "$XDG_CACHE_HOME"/pcln/kallsyms-*[0-9a-f] ||
+		fail "kallsyms: the damaged view was kept"
+fi
+
 # The flame graph: well-formed XML, one frame per <g>, the root holding
 # every sample, the program's functions with file:line tooltips, and
 # its script.

@@ -287,36 +287,61 @@ kallsyms_name(struct perf_cmd *c, char *buf, size_t size)
 	return 0;
 }
 
+/* What the stamp of a checked view holds: the file's device, inode,
+ * size and modification time (a rewrite is a new inode: the view is
+ * written whole and renamed into place). */
+static void
+kallsyms_stamp(const struct stat *st, char *buf, size_t size)
+{
+	snprintf(buf, size, "# pcln checked view 1\n%ju %ju %jd %lld.%09ld\n",
+	    (uintmax_t)st->st_dev, (uintmax_t)st->st_ino,
+	    (intmax_t)st->st_size, (long long)st->st_mtim.tv_sec,
+	    (long)st->st_mtim.tv_nsec);
+}
+
 /* The sorted symbols of the cache (a view over the file, mapped into
  * C->kallsyms_map), or NULL (none yet, an older form, or damage: then
- * they are made again). */
+ * they are made again).  The view's hash reads all of its 5 MB; once it
+ * has held, PATH.ok keeps the file's stamp, and while the file has that
+ * stamp it is read unchecked: only the pages its searches touch. */
 static pcln_perf_syms *
 kallsyms_cached(struct perf_cmd *c)
 {
-	char path[4096];
+	char path[4096], okpath[4200], want[160], *have;
 	uint8_t *buf;
-	size_t len;
+	size_t len, hl = 0;
 	pcln_perf_syms *s;
 	pcln_err err;
 	struct stat st;
-	int fd;
+	int fd, checked = 0;
 
 	if (kallsyms_name(c, path, sizeof path) < 0 ||
 	    (fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return NULL;
 	buf = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		snprintf(okpath, sizeof okpath, "%s.ok", path);
+		kallsyms_stamp(&st, want, sizeof want);
+		if ((have = slurp(okpath, &hl)) != NULL) {
+			checked = hl == strlen(want) &&
+			    memcmp(have, want, hl) == 0;
+			free(have);
+		}
 		buf = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE |
-		    MAP_POPULATE, fd, 0);
+		    (checked ? 0 : MAP_POPULATE), fd, 0);
+	}
 	close(fd);
 	if (buf == MAP_FAILED)
 		return NULL;
 	len = (size_t)st.st_size;
-	if ((s = pcln_perf_syms_sorted((const char *)buf, len, &err)) ==
-	    NULL) {
+	s = checked ? pcln_perf_syms_sorted_unchecked((const char *)buf, len,
+	    &err) : pcln_perf_syms_sorted((const char *)buf, len, &err);
+	if (s == NULL) {
 		munmap(buf, len);
 		return NULL;
 	}
+	if (!checked)
+		(void)pcln_write_file_atomic(okpath, want, strlen(want), &err);
 	c->kallsyms_map = buf;
 	c->kallsyms_maplen = len;
 	return s;

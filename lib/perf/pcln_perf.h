@@ -297,11 +297,17 @@ const char *pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr,
  * TEXT is not copied and must stay unchanged until the view is freed; a
  * text whose header, length or hash is wrong is refused (PCLN_EHEADER,
  * PCLN_ECHECKSUM).  A view's find answers as the parsed table's did and
- * changes the view (the names it copies): one thread at a time. */
+ * changes the view (the names it copies): one thread at a time.
+ * pcln_perf_syms_sorted_unchecked checks the header and the length but
+ * not the hash (which reads every byte): for a text checked before and
+ * known unchanged since.  On a damaged text it names wrongly, but every
+ * find stays bounded. */
 char *pcln_perf_syms_sorted_text(const pcln_perf_syms *s, size_t *len,
     pcln_err *err);
 pcln_perf_syms *pcln_perf_syms_sorted(const char *text, size_t len,
     pcln_err *err);
+pcln_perf_syms *pcln_perf_syms_sorted_unchecked(const char *text,
+    size_t len, pcln_err *err);
 /* Symbols read, lines skipped. */
 size_t pcln_perf_syms_count(const pcln_perf_syms *s);
 size_t pcln_perf_syms_bad(const pcln_perf_syms *s);

@@ -293,8 +293,8 @@ pcln_perf_syms_sorted_text(const pcln_perf_syms *s, size_t *lenp,
 	return out;
 }
 
-pcln_perf_syms *
-pcln_perf_syms_sorted(const char *text, size_t len, pcln_err *err)
+static pcln_perf_syms *
+sorted_open(const char *text, size_t len, int checked, pcln_err *err)
 {
 	size_t k = sizeof SORTED_MAGIC - 1 + 3 * 17;
 	uint64_t count, n, h;
@@ -315,7 +315,8 @@ pcln_perf_syms_sorted(const char *text, size_t len, pcln_err *err)
 		    "header line");
 		return NULL;
 	}
-	if (n != len - k || pclnrt_xxh64(text + k, len - k, 0) != h) {
+	if (n != len - k || (checked &&
+	    pclnrt_xxh64(text + k, len - k, 0) != h)) {
 		pclni_seterr(err, PCLN_ECHECKSUM, (int64_t)k, "sorted symbols: "
 		    "%zu bytes after the header, with a hash other than its "
 		    "header's (header: %llu bytes)", len - k,
@@ -330,6 +331,18 @@ pcln_perf_syms_sorted(const char *text, size_t len, pcln_err *err)
 	s->view = text + k;
 	s->vlen = len - k;
 	return s;
+}
+
+pcln_perf_syms *
+pcln_perf_syms_sorted(const char *text, size_t len, pcln_err *err)
+{
+	return sorted_open(text, len, 1, err);
+}
+
+pcln_perf_syms *
+pcln_perf_syms_sorted_unchecked(const char *text, size_t len, pcln_err *err)
+{
+	return sorted_open(text, len, 0, err);
 }
 
 /* The address of the view's line at OFF, or UINT64_MAX if it has none
