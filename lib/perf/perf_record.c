@@ -606,11 +606,38 @@ pclni_perf_scan(pcln_perf *p, pcln_err *err)
 		p->order[p->norder].time = last;
 		p->order[p->norder].offset = off;
 		p->norder++;
+		/* Each record is a cache miss (a sample with a stack copy
+		 * is 8 KiB long): ask for the one four ahead, guessing
+		 * that the records there are as long as this one. */
+		if (next - off < (p->info.data_end - next) / 4)
+			__builtin_prefetch(p->buf + next + 3 * (next - off));
 		off = next;
 	}
 	if (p->norder > 0)
 		qsort(p->order, p->norder, sizeof *p->order, cmp_recidx);
 	return 0;
+}
+
+/* The records in time order are far apart in the file, and each costs
+ * misses in the cache and the TLB.  While record K is unwound: K + 2's
+ * first kilobyte is asked for (the header, the fields, the registers
+ * and the top of the stack copy, which the walk reads), and the last
+ * line of K + 1, whose header came in by then (the stack copy's
+ * dyn_size is there). */
+static void
+prefetch_records(const pcln_perf *p, size_t k)
+{
+	uint64_t off, end = p->info.data_end, n, i;
+
+	if (k + 2 < p->norder) {
+		off = p->order[k + 2].offset;
+		n = end - off < 1024 ? end - off : 1024;
+		for (i = 0; i < n; i += 64)
+			__builtin_prefetch(p->buf + off + i);
+	}
+	if (k + 1 < p->norder && end - (off = p->order[k + 1].offset) >= 8 &&
+	    (n = perf_u16(p, p->buf + off + 6)) > 1024 && n <= end - off)
+		__builtin_prefetch(p->buf + off + n - 8);
 }
 
 int
@@ -621,6 +648,7 @@ pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
 	pclni_clearerr(err);
 	if (p->ordered) {
 		if (p->next < p->norder) {
+			prefetch_records(p, p->next);
 			(void)read_at(p, p->order[p->next++].offset, ev,
 			    &next, err);
 			return 1;
