@@ -42,6 +42,14 @@ for want in 'hostname: testhost' \
     'attr 0: name ?, type 1, config 0, sample_type 0x3127'; do
 	grep -qF "$want" good.hdr || fail "good: --header lacks '$want'"
 done
+# A failed write is an error (exit 3, with the reason), not exit 0.
+if [ -w /dev/full ]; then
+	ncase=$((ncase + 1))
+	rc=0
+	"$D" perf -i good.data >/dev/full 2>full.err || rc=$?
+	[ "$rc" = 3 ] && grep -q 'cannot write the output: No space left' \
+	    full.err || fail "good >/dev/full: exit $rc: $(cat full.err)"
+fi
 # Folded, with kernel symbols from --kallsyms: the process, the kernel
 # frame; the unknown user frame the walk ended in is no flame-graph
 # frame.

@@ -68,6 +68,7 @@ struct perf_cmd {
 	const char *input, *svg, *title, *kallsyms_path, *mapdir;
 	int folded, stats, header, no_inline, no_kernel, no_demangle;
 	int defer;			/* push makes no text */
+	int werr;			/* errno of a failed write, or 0 */
 	/* demangled names by the name's address (they live as long as the
 	 * tables they come from): SLOTS entries, power of two */
 	struct dem { const char *name, *out; char *own; } *dem;
@@ -850,9 +851,25 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 static int
 flush_text(struct perf_cmd *c, int all)
 {
-	if (c->fb.len >= OUT_CHUNK || (all && c->fb.len > 0)) {
-		(void)fwrite(c->fb.b, 1, c->fb.len, c->out);
-		c->fb.len = 0;
+	const char *b = c->fb.b;
+	size_t n = c->fb.len;
+	ssize_t w;
+
+	if (n < OUT_CHUNK && !(all && n > 0))
+		return c->fb.bad ? -1 : 0;
+	c->fb.len = 0;
+	/* Past stdio: fwrite would copy the first part into its buffer
+	 * (what a write error leaves is kept in C->werr). */
+	if (c->werr == 0 && fflush(c->out) != 0)
+		c->werr = errno != 0 ? errno : EIO;
+	while (c->werr == 0 && n > 0) {
+		if ((w = write(fileno(c->out), b, n)) < 0) {
+			if (errno != EINTR)
+				c->werr = errno;
+			continue;
+		}
+		b += w;
+		n -= (size_t)w;
 	}
 	return c->fb.bad ? -1 : 0;
 }
@@ -1362,9 +1379,9 @@ dump_perf(int argc, char **argv)
 		dump_error("perf: out of memory: the text is cut");
 		rc = DUMP_EXIT_IO;
 	}
-	if (fflush(c->out) != 0 || ferror(c->out)) {
+	if (c->werr != 0 || fflush(c->out) != 0 || ferror(c->out)) {
 		dump_error("perf: cannot write the output: %s",
-		    strerror(errno));
+		    strerror(c->werr != 0 ? c->werr : errno));
 		rc = DUMP_EXIT_IO;
 	}
 	report(c, c->stats);

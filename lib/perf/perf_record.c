@@ -587,7 +587,7 @@ int
 pclni_perf_scan(pcln_perf *p, pcln_err *err)
 {
 	uint64_t off = p->info.data_offset, next, last = 0, t;
-	size_t cap = 0;
+	size_t cap = 0, k;
 	uint32_t type;
 	uint16_t size;
 
@@ -613,7 +613,12 @@ pclni_perf_scan(pcln_perf *p, pcln_err *err)
 			__builtin_prefetch(p->buf + next + 3 * (next - off));
 		off = next;
 	}
-	if (p->norder > 0)
+	/* A profile of one busy process is mostly in order already: the
+	 * check is cheaper than the sort. */
+	for (k = 1; k < p->norder && p->order[k - 1].time <=
+	    p->order[k].time; k++)
+		;
+	if (k < p->norder)
 		qsort(p->order, p->norder, sizeof *p->order, cmp_recidx);
 	return 0;
 }

@@ -418,6 +418,7 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 	pclnrt_frame tb[WALK_MAX];
 	pcln_regs r;
 	size_t n, i, room = max - *out;
+	const pcln_mapping *m = NULL;
 
 	memset(&r, 0, sizeof r);
 	r.pc = pc;
@@ -427,7 +428,6 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 	    room < WALK_MAX ? room : WALK_MAX, si);
 	for (i = 0; i < n; i++) {
 		pcln_perf_frame *fr = &frames[(*out)++];
-		const pcln_mapping *m;
 		int ret = i > 0 || (flags & PCLNRT_TB_FIRST_RETADDR);
 
 		memset(fr, 0, sizeof *fr);
@@ -437,7 +437,9 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 		fr->func = tb[i].func;
 		fr->bias = tb[i].module->bias;
 		fr->object = tb[i].module->name;
-		if ((m = pcln_aspace_find(pr->as, fr->lookup)) != NULL)
+		/* Callers are mostly in the callee's mapping. */
+		if ((m != NULL && fr->lookup - m->start < m->end - m->start) ||
+		    (m = pcln_aspace_find(pr->as, fr->lookup)) != NULL)
 			fr->objoff = fr->lookup - m->start + m->offset;
 	}
 }
