@@ -9,11 +9,14 @@
  * symbols.  Every symbol's start, the bytes around it, the gaps, 0 and
  * past the last symbol are looked up in both.
  */
+#define _GNU_SOURCE 1	/* dladdr */
 #include <check.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pcln_perf.h"
 
@@ -196,6 +199,110 @@ START_TEST(test_random)
 }
 END_TEST
 
+/* Is GOT a right name for an IFUNC's PLT entry, objdump's
+ * "*ABS*+0xADDR@plt" (ABS)?  NAME@plt for one of the IFUNCs at ADDR
+ * (nm -D: "ADDR i NAME@@VERSION"; aliases, any of them), else ABS. */
+static int
+ifunc_ok(const char *file, unsigned long long addr, const char *abs,
+    const char *got)
+{
+	char cmd[4200], line[512], name[300], type;
+	unsigned long long a;
+	int any = 0, ok = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof cmd, "nm -D --defined-only '%s'", file);
+	ck_assert_ptr_nonnull(f = popen(cmd, "r"));
+	while (fgets(line, sizeof line, f) != NULL)
+		if (sscanf(line, "%llx %c %299s", &a, &type, name) == 3 &&
+		    a == addr && type == 'i') {
+			size_t n = strcspn(name, "@");
+
+			any = 1;
+			ok |= strncmp(got, name, n) == 0 &&
+			    strcmp(got + n, "@plt") == 0;
+		}
+	(void)pclose(f);
+	return any ? ok : strcmp(got, abs) == 0;
+}
+
+/* The PLT stubs of FILE, against objdump's labels
+ * ("0000000000001030 <memcpy@plt>:"): every one found by address with
+ * the same name, and as many of them. */
+static void
+plt_against_objdump(const char *file)
+{
+	char cmd[4200], line[512];
+	int sec;
+	FILE *f;
+	uint8_t *img;
+	size_t len = 0, cap = 1 << 20, r, seen = 0;
+	pcln_perf_syms *p;
+	pcln_err err;
+
+	ck_assert_ptr_nonnull(f = fopen(file, "rb"));
+	ck_assert_ptr_nonnull(img = malloc(cap));
+	while ((r = fread(img + len, 1, cap - len, f)) > 0)
+		if ((len += r) == cap)
+			ck_assert_ptr_nonnull(img = realloc(img, cap *= 2));
+	fclose(f);
+	p = pcln_perf_syms_plt(img, len, &err);
+	ck_assert_msg(p != NULL, "%s: %s", file, err.msg);
+	/* .plt.sec with IBT (-fcf-protection), else .plt. */
+	for (sec = 0; sec < 2 && seen == 0; sec++) {
+		snprintf(cmd, sizeof cmd, "objdump -d -j %s '%s' 2>/dev/null",
+		    sec == 0 ? ".plt.sec" : ".plt", file);
+		ck_assert_ptr_nonnull(f = popen(cmd, "r"));
+		while (fgets(line, sizeof line, f) != NULL) {
+			unsigned long long a;
+			char name[400];
+			const char *got;
+			uint64_t start = 0;
+
+			if (sscanf(line, "%llx <%399[^>]>:", &a, name) != 2 ||
+			    strlen(name) < 4 ||
+			    strcmp(name + strlen(name) - 4, "@plt") != 0)
+				continue;	/* also <x@plt-0x10>, PLT0 */
+			seen++;
+			got = pcln_perf_syms_find(p, a, &start, NULL);
+			ck_assert_msg(got != NULL && start == a &&
+			    (strncmp(name, "*ABS*+0x", 8) == 0 ?
+			    ifunc_ok(file, strtoull(name + 8, NULL, 16), name,
+			    got) : strcmp(got, name) == 0),
+			    "%s: 0x%llx: objdump says %s, pcln %s", file, a,
+			    name, got != NULL ? got : "(none)");
+			got = pcln_perf_syms_find(p, a + 15, &start, NULL);
+			ck_assert_msg(got != NULL && start == a, "0x%llx + 15",
+			    a);
+		}
+		(void)pclose(f);	/* 1 where there is no such section */
+	}
+	ck_assert_uint_gt(seen, 0);
+	ck_assert_uint_eq(pcln_perf_syms_count(p), seen);
+	pcln_perf_syms_free(p);
+	free(img);
+}
+
+START_TEST(test_plt)
+{
+	char exe[4096];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	Dl_info di;
+	pcln_err err;
+
+	ck_assert_int_gt(k, 0);
+	exe[k] = '\0';
+	plt_against_objdump(exe);
+	/* libc: its IFUNCs' entries. */
+	ck_assert_int_ne(dladdr((void *)(uintptr_t)printf, &di), 0);
+	plt_against_objdump(di.dli_fname);
+	/* Not ELF: none. */
+	ck_assert_ptr_null(pcln_perf_syms_plt((const uint8_t *)"not elf", 7,
+	    &err));
+	ck_assert_int_eq(err.code, PCLN_ENOTFOUND);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -206,6 +313,7 @@ main(void)
 
 	tcase_add_test(tc, test_small);
 	tcase_add_test(tc, test_random);
+	tcase_add_test(tc, test_plt);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

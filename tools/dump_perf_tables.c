@@ -87,77 +87,6 @@ id_matches(const struct mfile *m, const uint8_t *id, size_t len)
 	    n == len && memcmp(got, id, len) == 0;
 }
 
-/* The PLT entries of an x86-64 ELF image as a symbol table, named as
- * perf names them ("memcmp@plt"): the i-th R_X86_64_JUMP_SLOT relocation
- * of .rela.plt is the i-th 16-byte entry of .plt.sec (with IBT, as
- * Debian's gcc builds), else the (i+1)-th of .plt (entry 0 is the
- * resolver's).  NULL if there is none or the image is not x86-64. */
-static pcln_perf_syms *
-plt_stubs(const struct mfile *m)
-{
-	pcln_elf_section rela, dynsym, dynstr, plt;
-	pcln_elf_info info;
-	pcln_err err;
-	pcln_perf_syms *syms;
-	uint64_t i, n, base;
-	char *text = NULL;
-	size_t tlen = 0;
-	FILE *f;
-	int sec;
-
-	if (pcln_elf_get_info(m->buf, m->len, &info, &err) < 0 ||
-	    info.machine != 62 || info.elfclass != 64 || info.bigendian ||
-	    pcln_elf_find_section(m->buf, m->len, ".rela.plt", &rela,
-	    &err) <= 0 || rela.data == NULL ||
-	    pcln_elf_find_section(m->buf, m->len, ".dynsym", &dynsym,
-	    &err) <= 0 || dynsym.data == NULL ||
-	    pcln_elf_find_section(m->buf, m->len, ".dynstr", &dynstr,
-	    &err) <= 0 || dynstr.data == NULL)
-		return NULL;
-	sec = pcln_elf_find_section(m->buf, m->len, ".plt.sec", &plt, &err);
-	if (sec <= 0 && pcln_elf_find_section(m->buf, m->len, ".plt", &plt,
-	    &err) <= 0)
-		return NULL;
-	base = plt.addr + (sec > 0 ? 0 : 16);
-	n = rela.size / 24;
-	if (n == 0 || (plt.size - (base - plt.addr)) / 16 < n ||
-	    (f = open_memstream(&text, &tlen)) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		const uint8_t *r = rela.data + 24 * i;
-		uint64_t info64 = pclnrt_load64(r + 8, 0);
-		uint64_t sym = info64 >> 32, nameoff;
-		const char *name;
-
-		if ((info64 & 0xffffffffu) == 37) {
-			/* R_X86_64_IRELATIVE: no symbol; perf says "@plt" */
-			fprintf(f, "%" PRIx64 " 10 @plt\n", base + 16 * i);
-			continue;
-		}
-		if ((info64 & 0xffffffffu) != 7 || sym >= dynsym.size / 24)
-			continue;	/* not a JUMP_SLOT */
-		nameoff = pclnrt_load32(dynsym.data + 24 * sym, 0);
-		if (nameoff >= dynstr.size || memchr(dynstr.data + nameoff,
-		    '\0', (size_t)(dynstr.size - nameoff)) == NULL)
-			continue;
-		name = (const char *)dynstr.data + nameoff;
-		if (name[0] == '\0' || strchr(name, '\n') != NULL)
-			continue;
-		fprintf(f, "%" PRIx64 " 10 %s@plt\n", base + 16 * i, name);
-	}
-	if (fclose(f) != 0) {
-		free(text);
-		return NULL;
-	}
-	syms = pcln_perf_syms_map(text, tlen, &err);
-	free(text);
-	if (syms != NULL && pcln_perf_syms_count(syms) == 0) {
-		pcln_perf_syms_free(syms);
-		syms = NULL;
-	}
-	return syms;
-}
-
 /* p_vaddr - p_offset of the code: .text's sh_addr - sh_offset (a
  * section's address and offset differ by its segment's). */
 static uint64_t
@@ -351,7 +280,7 @@ dump_perf_table(void *arg, const pcln_perf_object *obj, pcln_perf_table *t)
 #endif
 	if (!found)
 		return -1;
-	e->stubs = plt_stubs(&m);
+	e->stubs = pcln_perf_syms_plt(m.buf, m.len, NULL);
 	t->stubs = e->stubs;
 	if (table_of(pt, e, e->file, &m) < 0) {
 		t->vaddr_minus_offset = e->vmo;

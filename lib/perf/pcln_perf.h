@@ -283,6 +283,13 @@ pcln_perf_syms *pcln_perf_syms_kallsyms(const char *text, size_t len,
 pcln_perf_syms *pcln_perf_syms_map(const char *text, size_t len,
     pcln_err *err);
 void pcln_perf_syms_free(pcln_perf_syms *s);
+/* The PLT entries of the x86-64 ELF image BUF[0..LEN) as sized symbols,
+ * named as perf names them ("memcmp@plt"; "@plt" for an IFUNC's
+ * R_X86_64_IRELATIVE entry); NULL (PCLN_ENOTFOUND) if it has none or is
+ * not x86-64 ELF.  The names are copied. */
+pcln_perf_syms *pcln_perf_syms_plt(const uint8_t *buf, size_t len,
+    pcln_err *err);
+
 /* The symbol holding ADDR: its name, *START and *MODULE (NULL for the
  * core kernel, and in map files); NULL if none.  O(log n). */
 const char *pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pcln_elf.h"
 #include "perf_internal.h"
 #include "pclnrt.h"	/* pclnrt_xxh64 */
 
@@ -225,6 +226,201 @@ pcln_perf_syms *
 pcln_perf_syms_map(const char *text, size_t len, pcln_err *err)
 {
 	return parse(text, len, 1, err);
+}
+
+/* --- PLT stubs ---------------------------------------------------------
+ *
+ * Each 16-byte entry of .plt.sec (with IBT, -fcf-protection) or of .plt
+ * (after entry 0, the resolver's) jumps through its GOT slot: "ff 25
+ * disp32", jmp *disp32(%rip), after an endbr64 and a bnd prefix in
+ * .plt.sec.  The .rela.plt relocation of that slot names the entry, as
+ * objdump and perf 6.3 do: not the i-th relocation for the i-th entry,
+ * which misnames every entry where IFUNCs' R_X86_64_IRELATIVE
+ * relocations come last and their entries first (glibc's libc).  An
+ * R_X86_64_JUMP_SLOT (7) entry is SYMBOL@plt; an R_X86_64_IRELATIVE (37)
+ * one is named after the IFUNC its addend resolves (.dynsym, then
+ * .symtab), else objdump's "*ABS*+0xADDEND@plt". */
+struct pltrel {
+	uint64_t got, addend;
+	uint32_t type, sym;
+};
+
+static int
+cmp_pltrel(const void *a, const void *b)
+{
+	const struct pltrel *x = a, *y = b;
+
+	return x->got < y->got ? -1 : x->got > y->got;
+}
+
+/* The name of symbol K of SYMS (24-byte Elf64_Sym) in STRS, or NULL. */
+static const char *
+elfsym_name(const pcln_elf_section *syms, const pcln_elf_section *strs,
+    uint64_t k, size_t *len)
+{
+	uint64_t off;
+	const char *name;
+
+	if (syms->data == NULL || strs->data == NULL ||
+	    k >= syms->size / 24 ||
+	    (off = pclnrt_load32(syms->data + 24 * k, 0)) >= strs->size)
+		return NULL;
+	name = (const char *)strs->data + off;
+	*len = strnlen(name, (size_t)(strs->size - off));
+	if (*len == (size_t)(strs->size - off) || *len == 0 ||
+	    memchr(name, '\n', *len) != NULL)
+		return NULL;
+	return name;
+}
+
+/* The function at ADDR in SYMS, or NULL: of aliases, an IFUNC (type
+ * 10) before a plain function, then a global before a weak one, then
+ * the first. */
+static const char *
+elfsym_at(const pcln_elf_section *syms, const pcln_elf_section *strs,
+    uint64_t addr, size_t *len)
+{
+	const char *best = NULL, *name;
+	unsigned rank = 0;
+	uint64_t k;
+	size_t n;
+
+	if (syms->data == NULL)
+		return NULL;
+	for (k = 1; k < syms->size / 24; k++) {
+		const uint8_t *e = syms->data + 24 * k;
+		unsigned type = e[4] & 0xf, r;
+
+		if ((type != 10 && type != 2) || pclnrt_load64(e + 8, 0) !=
+		    addr || pclnrt_load16(e + 6, 0) == 0 ||
+		    (name = elfsym_name(syms, strs, k, &n)) == NULL)
+			continue;
+		r = (type == 10 ? 4 : 1) + ((e[4] >> 4) == 1 ? 2 : 0);
+		if (r > rank) {
+			best = name;
+			*len = n;
+			rank = r;
+		}
+	}
+	return best;
+}
+
+/* The GOT slot entry E (at ADDR, 16 bytes) jumps through, or 0. */
+static uint64_t
+plt_got(const uint8_t *e, uint64_t addr)
+{
+	unsigned k;
+
+	for (k = 0; k + 6 <= 16; k++)
+		if (e[k] == 0xff && e[k + 1] == 0x25)
+			return addr + k + 6 + (uint64_t)(int64_t)(int32_t)
+			    pclnrt_load32(e + k + 2, 0);
+	return 0;
+}
+
+pcln_perf_syms *
+pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
+{
+	pcln_elf_section rela, dynsym, dynstr, plt, symtab, strtab;
+	pcln_elf_info info;
+	pcln_perf_syms *s = NULL;
+	struct pltrel *rel = NULL;
+	uint64_t i, nrel, nent, first, tl = 0;
+	size_t k, at;
+	int sec, pass;
+	char absname[48];
+
+	pclni_clearerr(err);
+	if (pcln_elf_get_info(buf, len, &info, NULL) < 0 ||
+	    info.machine != 62 || info.elfclass != 64 || info.bigendian ||
+	    pcln_elf_find_section(buf, len, ".rela.plt", &rela, NULL) <= 0 ||
+	    rela.data == NULL || pcln_elf_find_section(buf, len, ".dynsym",
+	    &dynsym, NULL) <= 0 || pcln_elf_find_section(buf, len, ".dynstr",
+	    &dynstr, NULL) <= 0)
+		goto none;
+	if (pcln_elf_find_section(buf, len, ".symtab", &symtab, NULL) <= 0 ||
+	    pcln_elf_find_section(buf, len, ".strtab", &strtab, NULL) <= 0)
+		symtab.data = strtab.data = NULL;
+	sec = pcln_elf_find_section(buf, len, ".plt.sec", &plt, NULL);
+	if ((sec <= 0 && pcln_elf_find_section(buf, len, ".plt", &plt,
+	    NULL) <= 0) || plt.data == NULL)
+		goto none;
+	first = sec > 0 ? 0 : 1;
+	nent = plt.size / 16;
+	if ((nrel = rela.size / 24) == 0 || nent <= first)
+		goto none;
+	if ((rel = malloc(nrel * sizeof *rel)) == NULL)
+		goto nomem;
+	for (i = 0; i < nrel; i++) {
+		const uint8_t *r = rela.data + 24 * i;
+		uint64_t info64 = pclnrt_load64(r + 8, 0);
+
+		rel[i].got = pclnrt_load64(r, 0);
+		rel[i].type = (uint32_t)info64;
+		rel[i].sym = (uint32_t)(info64 >> 32);
+		rel[i].addend = pclnrt_load64(r + 16, 0);
+	}
+	qsort(rel, nrel, sizeof *rel, cmp_pltrel);
+	if ((s = calloc(1, sizeof *s)) == NULL)
+		goto nomem;
+	s->sized = 1;
+	for (pass = 0; pass < 2; pass++) {
+		at = 0;
+		if (pass == 1 && ((s->text = malloc(tl + 1)) == NULL ||
+		    (s->v = calloc(nent, sizeof *s->v)) == NULL))
+			goto nomem;
+		for (i = first; i < nent; i++) {
+			uint64_t addr = plt.addr + 16 * i;
+			struct pltrel key, *r;
+			const char *name = NULL;
+			size_t nl = 0;
+
+			key.got = plt_got(plt.data + 16 * i, addr);
+			if (key.got == 0 || (r = bsearch(&key, rel, nrel,
+			    sizeof *rel, cmp_pltrel)) == NULL)
+				continue;
+			if (r->type == 7)
+				name = elfsym_name(&dynsym, &dynstr, r->sym,
+				    &nl);
+			else if (r->type == 37 && (name = elfsym_at(&dynsym,
+			    &dynstr, r->addend, &nl)) == NULL &&
+			    (name = elfsym_at(&symtab, &strtab, r->addend,
+			    &nl)) == NULL) {
+				nl = (size_t)snprintf(absname, sizeof absname,
+				    "*ABS*+0x%llx",
+				    (unsigned long long)r->addend);
+				name = absname;
+			}
+			if (name == NULL)
+				continue;
+			if (pass == 0) {
+				tl += nl + sizeof "@plt";
+				continue;
+			}
+			k = s->n++;
+			s->v[k].start = addr;
+			s->v[k].size = 16;
+			s->v[k].type = 'T';
+			s->v[k].line = k;
+			s->v[k].name = s->text + at;
+			memcpy(s->text + at, name, nl);
+			memcpy(s->text + at + nl, "@plt", sizeof "@plt");
+			at += nl + sizeof "@plt";
+		}
+	}
+	free(rel);
+	if (s->n > 0)
+		return s;
+	pcln_perf_syms_free(s);
+none:
+	pclni_seterr(err, PCLN_ENOTFOUND, -1, "no x86-64 PLT with named "
+	    "entries");
+	return NULL;
+nomem:
+	free(rel);
+	pcln_perf_syms_free(s);
+	pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+	return NULL;
 }
 
 void

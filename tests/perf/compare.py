@@ -12,7 +12,8 @@ normalized the same way:
     f.lto_priv.0: the same function as DWARF names it);
   - "[unknown]" frames at the outer end of a stack go (perf prints the
     garbage a walk ends in as [unknown] frames);
-  - versioned symbol names lose their "@..." part.
+  - versioned symbol names lose their "@..." part (a PLT entry keeps
+    "@plt").
 Prints the share of samples whose stacks are equal and every other
 sample's difference by kind; exits 1 if the share is below MIN_PERCENT
 (default 99).
@@ -28,8 +29,9 @@ CLONE = re.compile(r'(\.(constprop|isra|part|cold|lto_priv|localalias)(\.\d+)?)+
 
 def norm(name):
     name = re.sub(r'\+0x[0-9a-f]+$', '', name)
+    plt = name.endswith('@plt')
     name = name.split('@')[0] if not name.startswith('@') else name
-    return CLONE.sub('', name)
+    return CLONE.sub('', name) + ('@plt' if plt and name != '@plt' else '')
 
 
 def parse(path):
@@ -71,6 +73,11 @@ def kind(a, b):
                 return 'pcln unknown, perf names it (%s)' % wa
             if wa == 'inlined' or wb == 'inlined':
                 return 'inlined frames differ'
+            if a[i][0].endswith('@plt') or b[i][0].endswith('@plt'):
+                # perf before 6.3 names the i-th PLT entry after the
+                # i-th .rela.plt relocation; pcln after the relocation
+                # of the GOT slot the entry jumps through (objdump's).
+                return 'PLT entry named otherwise (%s)' % wa
             return 'name differs (%s)' % (wa if wa != 'inlined' else wb)
     if len(a) > len(b):
         return 'pcln stack shorter (stops before %s in %s)' % (a[n][0], a[n][1])
