@@ -3,11 +3,14 @@
  * Info, every section header, a name search and the pcln search; every
  * section with data must lie inside the input, every name end inside it.
  * The program headers too: their count must be what the header says.
+ * And the PLT stubs (lib/perf): every one is 16 bytes inside .plt or
+ * .plt.sec, named "...@plt", found at its own address.
  */
 #include <config.h>
 
 #include "fuzz.h"
 #include "pcln_elf.h"
+#include "pcln_perf.h"
 
 static void
 inside(const uint8_t *buf, size_t len, const pcln_elf_section *s)
@@ -45,6 +48,34 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			inside(buf, size, &sec);
 	} else if (err.msg[0] == '\0') {
 		abort();
+	}
+	{
+		pcln_perf_syms *plt = pcln_perf_syms_plt(buf, size, &err);
+		pcln_elf_section a, b;
+		int ha = pcln_elf_find_section(buf, size, ".plt", &a, NULL) ==
+		    1, hb = pcln_elf_find_section(buf, size, ".plt.sec", &b,
+		    NULL) == 1;
+
+		if (plt == NULL && err.code != PCLN_ENOTFOUND &&
+		    err.code != PCLN_ENOMEM)
+			abort();
+		for (i = 0; plt != NULL && i < 64; i++) {
+			uint64_t at = (hb ? b.addr : ha ? a.addr : 0) + 16 * i,
+			    start = 0;
+			const char *name = pcln_perf_syms_find(plt, at, &start,
+			    NULL);
+			size_t n;
+
+			if (!ha && !hb)
+				abort();
+			if (name == NULL)
+				continue;
+			n = strlen(name);
+			if (n < 4 || strcmp(name + n - 4, "@plt") != 0 ||
+			    start != at)
+				abort();
+		}
+		pcln_perf_syms_free(plt);
 	}
 	{
 		pcln_elf_segment segs[8];
