@@ -521,6 +521,32 @@ cmp_recidx(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
+/* V[0..N) by time, then offset.  A profile is in order but for a few
+ * records a round late (a PERF_RECORD_MMAP2 from another CPU's buffer):
+ * an insertion sort costs a compare a record there, where qsort costs
+ * n log n calls.  Past 8 moves a record, qsort: damaged or odd files
+ * stay O(n log n). */
+static void
+sort_order(struct perf_recidx *v, size_t n)
+{
+	size_t i, j, moves = 0, budget = 8 * n + 64;
+	struct perf_recidx x;
+
+	for (i = 1; i < n; i++) {
+		if (cmp_recidx(&v[i - 1], &v[i]) <= 0)
+			continue;
+		x = v[i];
+		for (j = i; j > 0 && moves < budget &&
+		    cmp_recidx(&v[j - 1], &x) > 0; j--, moves++)
+			v[j] = v[j - 1];
+		v[j] = x;
+		if (moves >= budget) {
+			qsort(v, n, sizeof *v, cmp_recidx);
+			return;
+		}
+	}
+}
+
 /* The time of the record at OFF (framing already checked by read_at's
  * caller): a sample's TIME field is at a fixed place (after IDENTIFIER,
  * IP and TID); other kernel records carry it in their sample_id trailer.
@@ -587,7 +613,7 @@ int
 pclni_perf_scan(pcln_perf *p, pcln_err *err)
 {
 	uint64_t off = p->info.data_offset, next, last = 0, t;
-	size_t cap = 0, k;
+	size_t cap = 0;
 	uint32_t type;
 	uint16_t size;
 
@@ -613,13 +639,7 @@ pclni_perf_scan(pcln_perf *p, pcln_err *err)
 			__builtin_prefetch(p->buf + next + 3 * (next - off));
 		off = next;
 	}
-	/* A profile of one busy process is mostly in order already: the
-	 * check is cheaper than the sort. */
-	for (k = 1; k < p->norder && p->order[k - 1].time <=
-	    p->order[k].time; k++)
-		;
-	if (k < p->norder)
-		qsort(p->order, p->norder, sizeof *p->order, cmp_recidx);
+	sort_order(p->order, p->norder);
 	return 0;
 }
 

@@ -273,36 +273,59 @@ elfsym_name(const pcln_elf_section *syms, const pcln_elf_section *strs,
 	return name;
 }
 
-/* The function at ADDR in SYMS, or NULL: of aliases, an IFUNC (type
- * 10) before a plain function, then a global before a weak one, then
- * the first. */
-static const char *
-elfsym_at(const pcln_elf_section *syms, const pcln_elf_section *strs,
-    uint64_t addr, size_t *len)
-{
-	const char *best = NULL, *name;
-	unsigned rank = 0;
-	uint64_t k;
-	size_t n;
+/* The IFUNCs IRELATIVE relocations name, by resolver address. */
+struct ifname {
+	uint64_t addr;
+	const char *name;
+	size_t len;
+	unsigned rank;
+};
 
-	if (syms->data == NULL)
-		return NULL;
+static int
+cmp_ifname(const void *a, const void *b)
+{
+	const struct ifname *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Name each of V[0..N) (sorted by address) not named yet after a
+ * function of SYMS at its address: of aliases, an IFUNC (type 10)
+ * before a plain function, then a global before a weak one, then the
+ * first.  One pass over SYMS. */
+static void
+name_ifuncs(const pcln_elf_section *syms, const pcln_elf_section *strs,
+    struct ifname *v, size_t n)
+{
+	uint64_t k;
+
+	if (syms->data == NULL || n == 0)
+		return;
 	for (k = 1; k < syms->size / 24; k++) {
 		const uint8_t *e = syms->data + 24 * k;
 		unsigned type = e[4] & 0xf, r;
+		struct ifname key, *f;
+		const char *name;
+		size_t len;
 
-		if ((type != 10 && type != 2) || pclnrt_load64(e + 8, 0) !=
-		    addr || pclnrt_load16(e + 6, 0) == 0 ||
-		    (name = elfsym_name(syms, strs, k, &n)) == NULL)
+		if ((type != 10 && type != 2) || pclnrt_load16(e + 6, 0) == 0)
+			continue;
+		key.addr = pclnrt_load64(e + 8, 0);
+		if ((f = bsearch(&key, v, n, sizeof *v, cmp_ifname)) == NULL ||
+		    (f->name != NULL && f->rank >= 8) ||
+		    (name = elfsym_name(syms, strs, k, &len)) == NULL)
 			continue;
 		r = (type == 10 ? 4 : 1) + ((e[4] >> 4) == 1 ? 2 : 0);
-		if (r > rank) {
-			best = name;
-			*len = n;
-			rank = r;
+		if (f->name == NULL || r > f->rank) {
+			f->name = name;
+			f->len = len;
+			f->rank = r;
 		}
 	}
-	return best;
+	/* Named from this table: a later one does not rename them. */
+	for (k = 0; k < n; k++)
+		if (v[k].name != NULL)
+			v[k].rank |= 8;
 }
 
 /* The GOT slot entry E (at ADDR, 16 bytes) jumps through, or 0. */
@@ -325,8 +348,9 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 	pcln_elf_info info;
 	pcln_perf_syms *s = NULL;
 	struct pltrel *rel = NULL;
+	struct ifname *ifn = NULL;
 	uint64_t i, nrel, nent, first, tl = 0;
-	size_t k, at;
+	size_t k, at, nif = 0;
 	int sec, pass;
 	char absname[48];
 
@@ -361,6 +385,22 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 		rel[i].addend = pclnrt_load64(r + 16, 0);
 	}
 	qsort(rel, nrel, sizeof *rel, cmp_pltrel);
+	for (i = 0, nif = 0; i < nrel; i++)
+		nif += rel[i].type == 37;
+	if (nif > 0 && (ifn = calloc(nif, sizeof *ifn)) == NULL)
+		goto nomem;
+	for (i = 0, nif = 0; i < nrel; i++)
+		if (rel[i].type == 37)
+			ifn[nif++].addr = rel[i].addend;
+	if (nif > 1) {
+		qsort(ifn, nif, sizeof *ifn, cmp_ifname);
+		for (i = 1, k = 1; i < nif; i++)
+			if (ifn[i].addr != ifn[k - 1].addr)
+				ifn[k++] = ifn[i];
+		nif = k;
+	}
+	name_ifuncs(&dynsym, &dynstr, ifn, nif);
+	name_ifuncs(&symtab, &strtab, ifn, nif);
 	if ((s = calloc(1, sizeof *s)) == NULL)
 		goto nomem;
 	s->sized = 1;
@@ -382,14 +422,20 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 			if (r->type == 7)
 				name = elfsym_name(&dynsym, &dynstr, r->sym,
 				    &nl);
-			else if (r->type == 37 && (name = elfsym_at(&dynsym,
-			    &dynstr, r->addend, &nl)) == NULL &&
-			    (name = elfsym_at(&symtab, &strtab, r->addend,
-			    &nl)) == NULL) {
-				nl = (size_t)snprintf(absname, sizeof absname,
-				    "*ABS*+0x%llx",
-				    (unsigned long long)r->addend);
-				name = absname;
+			else if (r->type == 37) {
+				struct ifname ik, *f;
+
+				ik.addr = r->addend;
+				if ((f = bsearch(&ik, ifn, nif, sizeof *ifn,
+				    cmp_ifname)) != NULL && f->name != NULL) {
+					name = f->name;
+					nl = f->len;
+				} else {
+					nl = (size_t)snprintf(absname,
+					    sizeof absname, "*ABS*+0x%llx",
+					    (unsigned long long)r->addend);
+					name = absname;
+				}
 			}
 			if (name == NULL)
 				continue;
@@ -409,6 +455,7 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 		}
 	}
 	free(rel);
+	free(ifn);
 	if (s->n > 0)
 		return s;
 	pcln_perf_syms_free(s);
@@ -418,6 +465,7 @@ none:
 	return NULL;
 nomem:
 	free(rel);
+	free(ifn);
 	pcln_perf_syms_free(s);
 	pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
 	return NULL;
