@@ -350,7 +350,7 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 	struct pltrel *rel = NULL;
 	struct ifname *ifn = NULL;
 	uint64_t i, nrel, nent, first, tl = 0;
-	size_t k, at, nif = 0;
+	size_t k, at, nif = 0, cur;
 	int sec, pass;
 	char absname[48];
 
@@ -384,7 +384,10 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 		rel[i].sym = (uint32_t)(info64 >> 32);
 		rel[i].addend = pclnrt_load64(r + 16, 0);
 	}
-	qsort(rel, nrel, sizeof *rel, cmp_pltrel);
+	for (i = 1; i < nrel && rel[i - 1].got <= rel[i].got; i++)
+		;
+	if (i < nrel)	/* the slots come in order, as a rule */
+		qsort(rel, nrel, sizeof *rel, cmp_pltrel);
 	for (i = 0, nif = 0; i < nrel; i++)
 		nif += rel[i].type == 37;
 	if (nif > 0 && (ifn = calloc(nif, sizeof *ifn)) == NULL)
@@ -406,6 +409,7 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 	s->sized = 1;
 	for (pass = 0; pass < 2; pass++) {
 		at = 0;
+		cur = 0;
 		if (pass == 1 && ((s->text = malloc(tl + 1)) == NULL ||
 		    (s->v = calloc(nent, sizeof *s->v)) == NULL))
 			goto nomem;
@@ -415,10 +419,16 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 			const char *name = NULL;
 			size_t nl = 0;
 
-			key.got = plt_got(plt.data + 16 * i, addr);
-			if (key.got == 0 || (r = bsearch(&key, rel, nrel,
-			    sizeof *rel, cmp_pltrel)) == NULL)
+			/* The entries come in the slots' order but where
+			 * IRELATIVE ones are: the next slot first. */
+			if ((key.got = plt_got(plt.data + 16 * i, addr)) == 0)
 				continue;
+			if (cur < nrel && rel[cur].got == key.got)
+				r = &rel[cur];
+			else if ((r = bsearch(&key, rel, nrel, sizeof *rel,
+			    cmp_pltrel)) == NULL)
+				continue;
+			cur = (size_t)(r - rel) + 1;
 			if (r->type == 7)
 				name = elfsym_name(&dynsym, &dynstr, r->sym,
 				    &nl);
