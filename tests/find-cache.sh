@@ -116,6 +116,46 @@ else
 	fail "mismatched entry: $(cat c4.err)"
 fi
 
+# A hit leaves the entry stamped (user.pcln.checked: its size and the
+# modification time the hit set, to the nanosecond), and a later hit
+# does not read its checksum.  A byte changed right after a hit, in
+# place and within the same clock tick or so, changes that time: the
+# entry is refused.  (Where the file system keeps no user attributes
+# the stamp is not made and every hit checks: then only the refusal
+# is asked for.)
+ncase=$((ncase + 1))
+a2l -e prog <pcs2 >c5.out 2>c5.err
+st=$(python3 -c '
+import os, sys
+p = sys.argv[1]
+try:
+    v = os.getxattr(p, "user.pcln.checked").decode()
+except OSError:
+    print("none"); sys.exit(0)
+s = os.stat(p)
+print("ok" if v == "%d %d.%09d" % (s.st_size, s.st_mtime_ns // 10**9,
+      s.st_mtime_ns % 10**9) else "wrong: " + v)' "$C/$p2id.$M.pcln")
+case $st in
+ok|none) ;;
+*) fail "checked stamp: $st";;
+esac
+a2l -e prog <pcs2 >c6.out 2>c6.err &&
+    python3 -c '
+import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(300)
+    b = f.read(1)
+    f.seek(300)
+    f.write(bytes([b[0] ^ 0x40]))' "$C/$p2id.$M.pcln"
+a2l -e prog <pcs2 >c7.out 2>c7.err
+if [ "$st" != none ] && [ -n "$(cat c6.err)" ]; then
+	fail "a stamped hit said: $(cat c6.err)"
+elif cmp -s c7.out d2.out && grep -q "cache entry $C/$p2id.$M.pcln removed: no trailer, or its checksum does not match" c7.err; then
+	echo "ok: stamped ($st), and changed after a hit: $(cat c7.err)"
+else
+	fail "an entry changed after a hit: $(cat c7.err)"
+fi
+
 # --- concurrent fillers ----------------------------------------------------
 ncase=$((ncase + 1))
 rm -rf "$C"

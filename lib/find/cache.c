@@ -5,7 +5,14 @@
  * build of libpcln that made it (BUILDID.MAKER.pcln, struct pcln_cache).  Reading
  * one costs an open, an mmap, the checksum (XXH64 over the blob) and an
  * O(1) pcln_open: no verification of every table, which a reader may do
- * per function (pclndump addr2line does).  Writers write a temporary in
+ * per function (pclndump addr2line does).  The checksum reads every
+ * byte, more than the rest of a profile's start: once it has held, the
+ * entry's extended attribute user.pcln.checked keeps its size and
+ * modification time, and while they are the same the checksum is not
+ * read again (a rewrite is a new file, an edit a new time: try_entry
+ * sets the time to the nanosecond, which no write in the same tick
+ * keeps; where the file system keeps no such attributes or times,
+ * every read checks).  Writers write a temporary in
  * the cache directory and rename it into place (pcln_write_file_atomic):
  * concurrent writers of one entry each rename a whole, equal blob, and a
  * reader maps whichever it opened, which stays valid even if evicted.
@@ -25,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -258,18 +266,18 @@ stamp_store(const pcln_cache *c, const uint8_t *id, size_t len, int stamped,
 	(void)pcln_write_file_atomic(p, text, strlen(text), &err);
 }
 
-/* Is BLOB[0..LEN) a table for build-id ID whose checksum holds?  NULL if
- * so, else why not. */
+/* Is BLOB[0..LEN) a table for build-id ID whose checksum holds (not
+ * read if CHECKED)?  NULL if so, else why not. */
 static const char *
 entry_fault(const uint8_t *blob, size_t len, const uint8_t *id,
-    size_t idlen)
+    size_t idlen, int checked)
 {
 	pcln_table *t;
 	const uint8_t *tid;
 	size_t tlen;
 	int rc;
 
-	if (pclnrt_verify_checksum(blob, len) != PCLNRT_OK)
+	if (!checked && pclnrt_verify_checksum(blob, len) != PCLNRT_OK)
 		return "no trailer, or its checksum does not match";
 	if ((t = pcln_open(blob, len, PCLN_OPEN_TRUSTED, NULL)) == NULL)
 		return "not a pcln blob";
@@ -278,6 +286,29 @@ entry_fault(const uint8_t *blob, size_t len, const uint8_t *id,
 	if (rc != 1 || tlen != idlen || memcmp(tid, id, idlen) != 0)
 		return "its BUILDID section is not its name";
 	return NULL;
+}
+
+/* The entry's checked stamp: "SIZE MTIME_NS", its size and
+ * modification time when its checksum held. */
+#define CHECKED_XATTR	"user.pcln.checked"
+
+static void
+checked_stamp(const struct stat *st, char *buf, size_t size)
+{
+	snprintf(buf, size, "%jd %lld.%09ld", (intmax_t)st->st_size,
+	    (long long)st->st_mtim.tv_sec, (long)st->st_mtim.tv_nsec);
+}
+
+static int
+is_checked(int fd, const struct stat *st)
+{
+	char want[64], have[64];
+	ssize_t n;
+
+	checked_stamp(st, want, sizeof want);
+	n = fgetxattr(fd, CHECKED_XATTR, have, sizeof have);
+	return n > 0 && (size_t)n == strlen(want) &&
+	    memcmp(have, want, (size_t)n) == 0;
 }
 
 /* Try the entry PATH.  1 and *OUT filled, 0 if absent or unsound (then
@@ -306,7 +337,8 @@ try_entry(const char *path, const uint8_t *id, size_t idlen,
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 		    fd, 0);
 	why = map == MAP_FAILED ? "not a blob (too short, or unreadable)" :
-	    entry_fault(map, (size_t)st.st_size, id, idlen);
+	    entry_fault(map, (size_t)st.st_size, id, idlen,
+	    is_checked(fd, &st));
 	if (why != NULL) {
 		/* Remove it only if it is still the file we read. */
 		if (stat(path, &now) == 0 && now.st_ino == st.st_ino &&
@@ -319,8 +351,29 @@ try_entry(const char *path, const uint8_t *id, size_t idlen,
 		    "cache entry %.900s removed: %s", path, why);
 		return 0;
 	}
-	/* Used now: eviction goes by modification time. */
-	(void)futimens(fd, NULL);
+	/* Used now: eviction goes by modification time, and the stamp
+	 * follows it.  The time is set from the fine clock: a later write
+	 * gets the kernel's coarse one (its last tick), which would keep
+	 * an unchanged second and tick within the same few milliseconds
+	 * but not these nanoseconds.  A file system that does not keep
+	 * them gets no stamp. */
+	{
+		struct timespec t[2];
+		char stamp[64];
+
+		if (clock_gettime(CLOCK_REALTIME, &t[1]) == 0 &&
+		    t[1].tv_nsec != 0) {
+			t[0] = t[1];
+			if (futimens(fd, t) == 0 && fstat(fd, &now) == 0 &&
+			    now.st_mtim.tv_sec == t[1].tv_sec &&
+			    now.st_mtim.tv_nsec == t[1].tv_nsec) {
+				checked_stamp(&now, stamp, sizeof stamp);
+				(void)fsetxattr(fd, CHECKED_XATTR, stamp,
+				    strlen(stamp), 0);
+			}
+		} else
+			(void)futimens(fd, NULL);
+	}
 	close(fd);
 	out->blob = map;
 	out->len = (size_t)st.st_size;
@@ -493,7 +546,7 @@ pcln_cache_store(pcln_cache *c, const uint8_t *id, size_t len, int nodwarf,
 	if (len == 0 || len > PCLN_BUILDID_MAX)
 		return pclni_seterr(err, PCLN_EINVAL, -1, "build-id of %zu "
 		    "bytes (expected 1 to %d)", len, PCLN_BUILDID_MAX);
-	if ((why = entry_fault(blob, bloblen, id, len)) != NULL)
+	if ((why = entry_fault(blob, bloblen, id, len, 0)) != NULL)
 		return pclni_seterr(err, PCLN_EINVAL, -1, "not stored in the "
 		    "cache: %s", why);
 	entry_path(c, id, len, nodwarf, p);
