@@ -47,7 +47,14 @@ struct pcln_perf {
 	size_t norder, next;
 	pcln_err damage;		/* where the ordered scan stopped */
 	int damaged;
+	/* How much of a record ahead to ask for (prefetch_records): the
+	 * bytes from its start that the last sample's walk read, told
+	 * by pclni_perf_used (lib/perf/perf_space.c). */
+	size_t pf_bytes;
 };
+
+/* The walk of the sample at REC read its record up to REC + BYTES. */
+void pclni_perf_used(const pcln_perf *p, size_t bytes);
 
 static inline uint64_t
 perf_u64(const pcln_perf *p, const uint8_t *q)

@@ -645,23 +645,37 @@ pclni_perf_scan(pcln_perf *p, pcln_err *err)
 
 /* The records in time order are far apart in the file, and each costs
  * misses in the cache and the TLB.  While record K is unwound: K + 2's
- * first kilobyte is asked for (the header, the fields, the registers
- * and the top of the stack copy, which the walk reads), and the last
- * line of K + 1, whose header came in by then (the stack copy's
- * dyn_size is there). */
+ * first bytes are asked for (the header, the fields, the registers and
+ * the top of the stack copy, as far as the last sample's walk read:
+ * samples of a profile are alike; 1 to 4 KiB), and the last line of
+ * K + 1, whose header came in by then (the stack copy's dyn_size is
+ * there). */
+#define PF_MIN	1024
+#define PF_MAX	4096
+
+void
+pclni_perf_used(const pcln_perf *p, size_t bytes)
+{
+	/* (P is the caller's const view of a record reader it owns: the
+	 * hint is no part of what it reads.) */
+	((pcln_perf *)(uintptr_t)p)->pf_bytes = bytes < PF_MIN ? PF_MIN :
+	    bytes > PF_MAX ? PF_MAX : (bytes + 63) & ~(size_t)63;
+}
+
 static void
 prefetch_records(const pcln_perf *p, size_t k)
 {
-	uint64_t off, end = p->info.data_end, n, i;
+	uint64_t off, end = p->info.data_end, n, i, want;
 
 	if (k + 2 < p->norder) {
 		off = p->order[k + 2].offset;
-		n = end - off < 1024 ? end - off : 1024;
+		want = p->pf_bytes != 0 ? p->pf_bytes : PF_MIN;
+		n = end - off < want ? end - off : want;
 		for (i = 0; i < n; i += 64)
 			__builtin_prefetch(p->buf + off + i);
 	}
 	if (k + 1 < p->norder && end - (off = p->order[k + 1].offset) >= 8 &&
-	    (n = perf_u16(p, p->buf + off + 6)) > 1024 && n <= end - off)
+	    (n = perf_u16(p, p->buf + off + 6)) > PF_MAX && n <= end - off)
 		__builtin_prefetch(p->buf + off + n - 8);
 }
 

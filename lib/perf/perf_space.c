@@ -392,17 +392,23 @@ struct stackmem {
 	uint64_t sp;
 	const uint8_t *data;
 	uint64_t len;
+	uint64_t hi;		/* the end of what was read, from sp */
 };
 
 static int
 read_stack(void *arg, uint64_t addr, uint8_t *buf, size_t len)
 {
-	const struct stackmem *m = arg;
+	struct stackmem *m = arg;
+	uint64_t at = addr - m->sp;
 
-	if (addr < m->sp || addr - m->sp > m->len ||
-	    m->len - (addr - m->sp) < len)
+	if (addr < m->sp || at > m->len || m->len - at < len)
 		return -1;
-	memcpy(buf, m->data + (addr - m->sp), len);
+	if (len == 8)
+		memcpy(buf, m->data + at, 8);	/* (inlined) */
+	else
+		memcpy(buf, m->data + at, len);
+	if (at + len > m->hi)
+		m->hi = at + len;
 	return 0;
 }
 
@@ -469,7 +475,11 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	mem.sp = sp;
 	mem.data = ev->u.sample.stack;
 	mem.len = ev->u.sample.stack != NULL ? ev->u.sample.stack_dyn : 0;
+	mem.hi = 0;
 	walk(pr, &mem, ip, sp, bp, 0, frames, &out, max, &si);
+	if (mem.data != NULL && ev->raw != NULL && mem.data > ev->raw)
+		pclni_perf_used(p, (size_t)(mem.data - ev->raw) +
+		    (size_t)mem.hi);
 	if (out == 0 && si.reason == PCLNRT_STOP_UNKNOWN_PC) {
 		classify(pr, ip, ip, &frames[0]);
 		out = 1;
