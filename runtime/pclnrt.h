@@ -668,6 +668,11 @@ typedef struct pclnrt_walk {
 				 * lookup of the walk (pclnrt_pccache) */
 	pclnrt_stepcache *steps; /* with PCLNRT_TB_STEPS: NULL, or the
 				 * frames' step cache (pclnrt_stepcache) */
+	/* A copy of the stack (a profiler's sample): the words in
+	 * [copy_base, copy_base + copy_len) are read from COPY itself,
+	 * with no call; others through READ.  COPY NULL: none. */
+	const uint8_t *copy;
+	uint64_t copy_base, copy_len;
 } pclnrt_walk;
 
 /* One frame.  PC is run-time; for every frame but the first (unless

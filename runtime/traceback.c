@@ -43,8 +43,14 @@ static int
 readword(const pclnrt_walk *w, uint64_t addr, uint64_t *v)
 {
 	pclnrt_readfn rd = w->read != NULL ? w->read : pclnrt_read_direct;
+	uint64_t at = addr - w->copy_base;
 	uint8_t buf[8];
 
+	if (w->copy != NULL && addr >= w->copy_base && at <= w->copy_len &&
+	    w->copy_len - at >= w->ptrsize) {
+		*v = pclnrt_loadptr(w->copy + at, w->ptrsize, w->bigendian);
+		return 0;
+	}
 	if (rd(w->read_arg, addr, buf, w->ptrsize) != 0)
 		return -1;
 	*v = pclnrt_loadptr(buf, w->ptrsize, w->bigendian);

@@ -260,6 +260,24 @@ START_TEST(test_chain)
 	e.mem.failat = e.conv == PCLNRT_CONV_STACK ? S + e.ps + 16 : S;
 	expect(&e, 8, chain, 2, PCLNRT_STOP_READ, 0x1098);
 	e.mem.failat = 0;
+	/* The stack as a copy (pclnrt_walk's copy): the same frames, read
+	 * in place, the reader never called; a copy that ends where g's
+	 * caller is leaves that word to the reader, which fails there. */
+	{
+		size_t nr = e.mem.nreads;
+
+		e.w.copy = e.mem.buf;
+		e.w.copy_base = e.mem.base;
+		e.w.copy_len = sizeof e.mem.buf;
+		expect(&e, 8, chain, 4, PCLNRT_STOP_END, 0);
+		ck_assert_uint_eq(e.mem.nreads, nr);
+		e.mem.failat = e.conv == PCLNRT_CONV_STACK ? S + e.ps + 16 : S;
+		e.w.copy_len = e.mem.failat - e.mem.base + e.ps - 1;
+		expect(&e, 8, chain, 2, PCLNRT_STOP_READ, 0x1098);
+		ck_assert_uint_gt(e.mem.nreads, nr);
+		e.mem.failat = 0;
+		e.w.copy = NULL;
+	}
 	/* Through a pc-value cache: the same frames; a second walk finds
 	 * every row (file, line, pcsp of each frame) in the cache. */
 	{

@@ -430,8 +430,16 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 	r.pc = pc;
 	r.sp = sp;
 	r.fp = fp;
-	n = pcln_aspace_unwind(pr->as, &r, flags, read_stack, mem, tb,
-	    room < WALK_MAX ? room : WALK_MAX, si);
+	n = pcln_aspace_unwind_copy(pr->as, &r, flags, mem->data, mem->sp,
+	    mem->len, tb, room < WALK_MAX ? room : WALK_MAX, si);
+	/* What the walk read reaches to where it stopped (the caller's sp
+	 * after the last return address read) and a little past. */
+	if (n > 0) {
+		uint64_t top = si->sp > tb[n - 1].sp ? si->sp : tb[n - 1].sp;
+
+		if (top >= mem->sp && top - mem->sp + 64 > mem->hi)
+			mem->hi = top - mem->sp + 64;
+	}
 	for (i = 0; i < n; i++) {
 		pcln_perf_frame *fr = &frames[(*out)++];
 		int ret = i > 0 || (flags & PCLNRT_TB_FIRST_RETADDR);

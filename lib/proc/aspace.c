@@ -757,16 +757,19 @@ sync_registry(pcln_aspace *as)
 	return 0;
 }
 
-size_t
-pcln_aspace_unwind(pcln_aspace *as, const pcln_regs *regs, unsigned flags,
-    pclnrt_readfn read, void *arg, pclnrt_frame *frames, size_t max,
-    pclnrt_stopinfo *stop)
+static size_t
+unwind(pcln_aspace *as, const pcln_regs *regs, unsigned flags,
+    pclnrt_readfn read, void *arg, const uint8_t *copy, uint64_t base,
+    uint64_t len, pclnrt_frame *frames, size_t max, pclnrt_stopinfo *stop)
 {
 	pclnrt_walk w;
 	pclnrt_stopinfo st;
 	size_t n = 0, tries;
 
 	memset(&w, 0, sizeof w);
+	w.copy = copy;
+	w.copy_base = base;
+	w.copy_len = len;
 	w.ptrsize = sizeof(void *);
 	w.bigendian = 0;
 #if defined(__x86_64__) || defined(__i386__)
@@ -818,6 +821,34 @@ pcln_aspace_unwind(pcln_aspace *as, const pcln_regs *regs, unsigned flags,
 	if (stop != NULL)
 		*stop = st;
 	return n;
+}
+
+size_t
+pcln_aspace_unwind(pcln_aspace *as, const pcln_regs *regs, unsigned flags,
+    pclnrt_readfn read, void *arg, pclnrt_frame *frames, size_t max,
+    pclnrt_stopinfo *stop)
+{
+	return unwind(as, regs, flags, read, arg, NULL, 0, 0, frames, max,
+	    stop);
+}
+
+static int
+no_read(void *arg, uint64_t addr, uint8_t *buf, size_t len)
+{
+	(void)arg;
+	(void)addr;
+	(void)buf;
+	(void)len;
+	return -1;
+}
+
+size_t
+pcln_aspace_unwind_copy(pcln_aspace *as, const pcln_regs *regs,
+    unsigned flags, const uint8_t *copy, uint64_t base, uint64_t len,
+    pclnrt_frame *frames, size_t max, pclnrt_stopinfo *stop)
+{
+	return unwind(as, regs, flags, no_read, NULL, copy, base, len, frames,
+	    max, stop);
 }
 
 const pcln_object *

@@ -343,6 +343,12 @@ typedef struct pcln_regs {
 size_t pcln_aspace_unwind(pcln_aspace *as, const pcln_regs *regs,
     unsigned flags, pclnrt_readfn read, void *arg, pclnrt_frame *frames,
     size_t max, pclnrt_stopinfo *stop);
+/* The same over a copy of the stack (a profiler's sample): COPY[0..LEN)
+ * is the memory at BASE, read in place (pclnrt_walk's copy); a word
+ * outside it cannot be read. */
+size_t pcln_aspace_unwind_copy(pcln_aspace *as, const pcln_regs *regs,
+    unsigned flags, const uint8_t *copy, uint64_t base, uint64_t len,
+    pclnrt_frame *frames, size_t max, pclnrt_stopinfo *stop);
 
 /* The object of a frame FR written by pcln_aspace_unwind (NULL if
  * none). */
