@@ -98,6 +98,11 @@ struct perf_cmd {
 	 * named, written in chunks (flush_text). */
 	struct symo *syms;
 	struct obuf fb;
+	/* The last sample header's parts (sample_header) */
+	struct obuf hd_pre, hd_post;
+	uint32_t hd_tid;
+	const char *hd_comm;
+	uint64_t hd_period;
 	struct kmemo {
 		uint64_t pc, start;
 		const char *name, *mod;
@@ -830,18 +835,34 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 	if (ev->attr != NULL && !(ev->attr->sample_type &
 	    PCLN_PERF_SAMPLE_PERIOD) && !ev->attr->freq)
 		period = ev->attr->sample_period;
-	ob_str(&c->fb, comm);
-	ob_mem(&c->fb, " ", 1);
-	ob_num(&c->fb, ev->tid, 0, 5, ' ');
-	ob_mem(&c->fb, " ", 1);
+	/* "COMM   TID " and ": PERIOD EVENT: \n" are those of the sample
+	 * before, as a rule: made again only when they change. */
+	if (c->hd_tid != ev->tid || c->hd_comm != comm ||
+	    c->hd_pre.len == 0) {
+		c->hd_pre.len = 0;
+		ob_str(&c->hd_pre, comm);
+		ob_mem(&c->hd_pre, " ", 1);
+		ob_num(&c->hd_pre, ev->tid, 0, 5, ' ');
+		ob_mem(&c->hd_pre, " ", 1);
+		c->hd_tid = ev->tid;
+		c->hd_comm = comm;
+		c->fb.bad |= c->hd_pre.bad;
+	}
+	if (c->hd_period != period || c->hd_post.len == 0) {
+		c->hd_post.len = 0;
+		ob_mem(&c->hd_post, ": ", 2);
+		ob_num(&c->hd_post, period, 0, 10, ' ');
+		ob_mem(&c->hd_post, " ", 1);
+		ob_str(&c->hd_post, c->evname);
+		ob_mem(&c->hd_post, ": \n", 3);
+		c->hd_period = period;
+		c->fb.bad |= c->hd_post.bad;
+	}
+	ob_mem(&c->fb, c->hd_pre.b, c->hd_pre.len);
 	ob_num(&c->fb, ev->time / 1000000000u, 0, 5, ' ');
 	ob_mem(&c->fb, ".", 1);
 	ob_num(&c->fb, ev->time % 1000000000u / 1000u, 0, 6, '0');
-	ob_mem(&c->fb, ": ", 2);
-	ob_num(&c->fb, period, 0, 10, ' ');
-	ob_mem(&c->fb, " ", 1);
-	ob_str(&c->fb, c->evname);
-	ob_mem(&c->fb, ": \n", 3);
+	ob_mem(&c->fb, c->hd_post.b, c->hd_post.len);
 }
 
 /* The text made so far to the output, in chunks of OUT_CHUNK or more
@@ -1407,6 +1428,8 @@ out:
 		free(c->syms[k].text.b);
 	free(c->syms);
 	free(c->fb.b);
+	free(c->hd_pre.b);
+	free(c->hd_post.b);
 	pcln_perf_close(c->p);
 	if (buf != NULL)
 		munmap(buf, len);
