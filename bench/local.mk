@@ -34,7 +34,8 @@ EXTRA_DIST += bench/run.sh bench/perf.sh bench/gen-dwarf.sh bench/ship.sh \
 ## Debian's, built where it is installed): libbacktrace, gimli's
 ## addr2line, LLVM's GSYM reader.
 EXTRA_DIST += bench/peers.sh bench/peer-libbacktrace.c bench/peer-gsym.cc \
-	bench/peer-addr2line/Cargo.toml bench/peer-addr2line/src/main.rs
+	bench/peer-addr2line/Cargo.toml bench/peer-addr2line/src/main.rs \
+	bench/sqlite.sh bench/sqlite-work.sql
 
 bench: all
 	top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \

@@ -171,48 +171,12 @@ prog_gmock() {	# built by bench/run.sh (parts real and peers)
 	fi
 	echo "$OUT/gmock_all_test"
 }
-prog_sqlite() {
-	Q=$P/sqlite
-	if [ ! -x "$Q/sqlite3" ]; then
-		if ! installed tcl; then	# sqlite's amalgamation is made by tclsh
-			echo "tcl is not installed" > "$P/skip.reason"
-			return 77
-		fi
-		echo "peers.sh: building the SQLite shell from Debian's source" >&2
-		rm -rf "$Q"
-		mkdir -p "$Q/apt/lists/partial" "$Q/apt/cache/archives/partial" \
-		    "$Q/apt/sources.list.d"
-		# apt-get source with a private state: the system's own
-		# Debian sources, as deb-src.
-		for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list \
-		    /etc/apt/sources.list.d/*.sources; do
-			[ -f "$f" ] || continue
-			case $f in
-			*.sources) sed 's/^Types:.*/Types: deb-src/' "$f" ;;
-			*) sed -n 's/^deb /deb-src /p' "$f" ;;
-			esac > "$Q/apt/sources.list.d/$(basename "$f")"
-		done
-		set -- -o Dir::Etc::SourceList=/dev/null \
-		    -o Dir::Etc::SourceParts="$Q/apt/sources.list.d" \
-		    -o Dir::State::Lists="$Q/apt/lists" \
-		    -o Dir::Cache="$Q/apt/cache"
-		if ! apt-get "$@" update -qq >"$Q/apt.log" 2>&1 ||
-		    ! (cd "$Q" && apt-get "$@" source --download-only -qq sqlite3) \
-		    >>"$Q/apt.log" 2>&1; then
-			echo "apt-get source sqlite3 failed, see $Q/apt.log" > "$P/skip.reason"
-			return 77
-		fi
-		tar xf "$(ls "$Q"/sqlite3_*.orig.tar.* | head -1)" -C "$Q"
-		src=$(ls -d "$Q"/sqlite3-*/ "$Q"/sqlite-*/ 2>/dev/null | head -1)
-		mkdir -p "$Q/bld"
-		(cd "$Q/bld" && "$src/configure" --disable-tcl >configure.log 2>&1 &&
-		    make sqlite3.c shell.c >make.log 2>&1 &&
-		    ${CC:-gcc} -O2 -g -o "$Q/sqlite3" shell.c sqlite3.c -lm) || {
-			echo "peers.sh: the SQLite shell did not build; see $Q/bld/*.log" >&2
-			exit 1
-		}
-	fi
-	echo "$Q/sqlite3"
+prog_sqlite() {	# bench/sqlite.sh: 77 and the reason if it cannot be had
+	rc=0
+	sh "$S/bench/sqlite.sh" "$OUT/sqlite" 2>"$P/skip.reason" || rc=$?
+	[ "$rc" -eq 0 ] || [ "$rc" -eq 77 ] || {
+		cat "$P/skip.reason" >&2; exit 1; }
+	return "$rc"
 }
 
 # Peak resident KB and wall s of a command: "S KB".

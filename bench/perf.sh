@@ -4,21 +4,25 @@
 #
 #   top_builddir=BUILD top_srcdir=SRC sh bench/perf.sh
 #
-# Records tests/perf/prog.cc (built here: g++ -O2 -g, no frame pointers)
-# with `perf record -e cpu-clock -F 4000 --call-graph dwarf`, then times,
-# BENCH_RUNS times each (median): pclndump perf (perf script's text),
-# pclndump perf --folded, perf script and perf report --stdio, all
-# writing to /dev/null.  The figures are samples unwound and symbolized
-# per second of wall time and peak resident memory (GNU time's %M), on
-# two profiles, the second BENCH_PERF_LONG (10) times as long; and from
-# the two, what one more sample costs each tool beyond its fixed start
-# (reading kernel symbols, starting perf's or pclndump's
+# Three profiles, recorded here with `perf record -e cpu-clock -F 4000
+# --call-graph dwarf` of programs built here (-O2 -g, no frame
+# pointers): tests/perf/prog.cc twice, the second run BENCH_PERF_LONG
+# (10) times as long ("short", "long"), and the SQLite 3 shell (built
+# from Debian's source by bench/sqlite.sh; skipped, saying why, where it
+# cannot be) running bench/sqlite-work.sql ("sqlite": a real program,
+# deeper stacks, far more distinct pcs).  On each it times, BENCH_RUNS
+# times (median): pclndump perf (perf script's text), pclndump perf
+# --folded, perf script and perf report --stdio, all writing to
+# /dev/null.  The figures are samples unwound and symbolized per second
+# of wall time and peak resident memory (GNU time's %M); and from the
+# two prog.cc profiles, what one more sample costs each tool beyond its
+# fixed start (reading kernel symbols, starting perf's or pclndump's
 # machinery), with the ratio of those marginal costs.  The floor
 # (bench/mapfloor.c: map the file as pclndump does and touch each page,
-# nothing else) is timed too.  Tables
-# are in pclndump's cache (one warm-up run fills it) as perf's build-id
-# cache and its debug files are in place for perf: both sides warm.
-# Appends "perf ..." lines to BUILD/bench-results/results.txt.
+# nothing else) is timed too.  Tables are in pclndump's cache (one
+# warm-up run fills it) as perf's build-id cache and its debug files
+# are in place for perf: both sides warm.  Appends "perf ..." lines to
+# BUILD/bench-results/results.txt.
 set -eu
 
 B=${top_builddir:-$(pwd)}
@@ -67,16 +71,12 @@ timed() {
 	    END { k = int((NR + 1) / 2); print t[k], c[k], m[k] }'
 }
 
-# Two profiles, the second LONG times longer: the whole runs, and what a
-# sample costs beyond the fixed start (the difference of the two runs
-# over the difference of their samples).
-for size in short long; do
-	rounds=$ROUNDS
-	[ "$size" = long ] && rounds=$((ROUNDS * LONG))
-	perf record -q -e cpu-clock -F 4000 --call-graph dwarf \
-	    -o "$size.data" ./prog "$rounds" >/dev/null 2>&1
+# measure NAME: the tools on NAME.data, and their stacks' agreement.
+measure() {
+	size=$1
 	# warm-up: the cache (tables, kernel symbols)
 	"$DUMP" perf -i "$size.data" --no-demangle >"ours-$size.txt"
+	"$DUMP" perf -i "$size.data" >/dev/null
 	n=$(grep -c ' cpu-clock: $' "ours-$size.txt")
 	eval "n_$size=$n"
 	say "perf $size samples $n"
@@ -116,7 +116,32 @@ LIST
 	python3 "$S/tests/perf/compare.py" "perf-$size.txt" \
 	    "ours-$size.txt" 0 >agree.txt || :
 	sed -n "1s/^/perf $size agreement: /p" agree.txt | tee -a "$R"
+}
+
+# Two profiles of prog.cc, the second LONG times longer: the whole runs,
+# and what a sample costs beyond the fixed start (the difference of the
+# two runs over the difference of their samples).
+for size in short long; do
+	rounds=$ROUNDS
+	[ "$size" = long ] && rounds=$((ROUNDS * LONG))
+	perf record -q -e cpu-clock -F 4000 --call-graph dwarf \
+	    -o "$size.data" ./prog "$rounds" >/dev/null 2>&1
+	measure "$size"
 done
+# A real program: the SQLite shell.
+rc=0
+sq=$(sh "$S/bench/sqlite.sh" "$OUT/sqlite" 2>sqlite.err) || rc=$?
+if [ "$rc" = 0 ]; then
+	perf record -q -e cpu-clock -F 4000 --call-graph dwarf \
+	    -o sqlite.data "$sq" :memory: <"$S/bench/sqlite-work.sql" \
+	    >/dev/null 2>&1
+	measure sqlite
+elif [ "$rc" = 77 ]; then
+	say "perf sqlite skipped: $(tail -n 1 sqlite.err)"
+else
+	cat sqlite.err >&2
+	exit 1
+fi
 # Microseconds a sample beyond the fixed start, each tool, and the ratio.
 for name in pclndump_perf pclndump_folded perf_script perf_report map_floor; do
 	eval "a=\$t_short_$name b=\$t_long_$name"

@@ -76,7 +76,8 @@ command -v g++ >/dev/null 2>&1 || need="$need g++"
 [ -d /usr/src/googletest ] || need="$need googletest"
 command -v debuginfod >/dev/null 2>&1 || need="$need debuginfod"
 command -v xz >/dev/null 2>&1 || need="$need xz-utils"
-# bench/peers.sh's: /usr/bin/time, tclsh (SQLite's amalgamation), LLVM's
+# bench/peers.sh's and bench/perf.sh's: /usr/bin/time, tclsh (the SQLite
+# shell's amalgamation, bench/sqlite.sh), LLVM's
 # GsymReader headers, Debian's cargo and gimli's addr2line crate (built
 # offline), libbacktrace's source inside gcc-12-source.  Not in
 # scripts/setup.sh: make check and CI need none of them.
