@@ -111,6 +111,7 @@ sorted_view(const pcln_perf_syms *ks, const uint8_t *buf, size_t size)
 	pcln_err err;
 	size_t n, k, i;
 	char *text, *raw;
+	int pass;
 
 	if ((text = pcln_perf_syms_sorted_text(ks, &n, &err)) == NULL)
 		return;
@@ -139,25 +140,25 @@ sorted_view(const pcln_perf_syms *ks, const uint8_t *buf, size_t size)
 		    "%016llx", (size_t)0, size,
 		    (unsigned long long)pclnrt_xxh64(buf, size, 0));
 		raw[k - 1] = '\n';
-		if ((v = pcln_perf_syms_sorted(raw, k + size, &err)) != NULL) {
+		/* Checked; then unchecked, with its hash made wrong. */
+		for (pass = 0; pass < 2; pass++) {
+			if (pass == 1)
+				raw[k - 2] = raw[k - 2] == '0' ? '1' : '0';
+			v = pass == 0 ? pcln_perf_syms_sorted(raw, k + size,
+			    &err) : pcln_perf_syms_sorted_unchecked(raw,
+			    k + size, &err);
+			if (v == NULL) {
+				if (k == 76)
+					abort();	/* the header is as
+							 * it writes it */
+				continue;
+			}
 			for (i = 0; i < sizeof probe / sizeof probe[0]; i++)
 				(void)pcln_perf_syms_find(v, probe[i], NULL,
 				    NULL);
 			(void)pcln_perf_syms_find(v, size, NULL, NULL);
 			pcln_perf_syms_free(v);
-		} else if (k == 76)
-			abort();	/* the header is as it writes it */
-		/* Unchecked, with its hash wrong: bounded too. */
-		raw[k - 2] = raw[k - 2] == '0' ? '1' : '0';
-		if ((v = pcln_perf_syms_sorted_unchecked(raw, k + size,
-		    &err)) != NULL) {
-			for (i = 0; i < sizeof probe / sizeof probe[0]; i++)
-				(void)pcln_perf_syms_find(v, probe[i], NULL,
-				    NULL);
-			(void)pcln_perf_syms_find(v, size, NULL, NULL);
-			pcln_perf_syms_free(v);
-		} else if (k == 76)
-			abort();
+		}
 		free(raw);
 	}
 	free(text);
