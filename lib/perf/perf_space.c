@@ -387,28 +387,23 @@ pcln_perf_resolve(pcln_perf_space *s, uint32_t pid, uint64_t pc,
 	return 0;
 }
 
-/* The stack copy as the walk's memory: [SP, SP + LEN). */
+/* The stack copy of a sample: [SP, SP + LEN), read in place by the
+ * walk (pcln_aspace_unwind_copy), by read_stack for a PLT entry. */
 struct stackmem {
 	uint64_t sp;
 	const uint8_t *data;
 	uint64_t len;
-	uint64_t hi;		/* the end of what was read, from sp */
+	uint64_t hi;		/* how far the walk read, from sp */
 };
 
 static int
-read_stack(void *arg, uint64_t addr, uint8_t *buf, size_t len)
+read_stack(const struct stackmem *m, uint64_t addr, uint8_t *buf,
+    size_t len)
 {
-	struct stackmem *m = arg;
-	uint64_t at = addr - m->sp;
-
-	if (addr < m->sp || at > m->len || m->len - at < len)
+	if (addr < m->sp || addr - m->sp > m->len ||
+	    m->len - (addr - m->sp) < len)
 		return -1;
-	if (len == 8)
-		memcpy(buf, m->data + at, 8);	/* (inlined) */
-	else
-		memcpy(buf, m->data + at, len);
-	if (at + len > m->hi)
-		m->hi = at + len;
+	memcpy(buf, m->data + (addr - m->sp), len);
 	return 0;
 }
 
