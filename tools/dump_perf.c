@@ -113,7 +113,9 @@ struct perf_cmd {
 /* A user frame symbolized: its file and line, and its inlined calls
  * (names demangled), for the pc it was made for. */
 #define NSYMS		4096
-#define SYMO_CALLS	6	/* more inlined calls: not remembered */
+#define SYMO_CALLS	MAX_INLINE	/* C++ frames have 8 and more:
+					 * remembered all (the slots' pages
+					 * are touched only as used) */
 struct symo {
 	const pclnrt_table *t;		/* NULL: empty */
 	uint64_t pc;
