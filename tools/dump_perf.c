@@ -113,9 +113,12 @@ struct perf_cmd {
 /* A user frame symbolized: its file and line, and its inlined calls
  * (names demangled), for the pc it was made for. */
 #define NSYMS		4096
-#define SYMO_CALLS	MAX_INLINE	/* C++ frames have 8 and more:
-					 * remembered all (the slots' pages
-					 * are touched only as used) */
+#define SYMO_CALLS	6	/* inlined calls in the slot; more (C++
+				 * frames have 8 and more) in EXT */
+struct symcall {
+	const char *name, *file;
+	int32_t line;
+};
 struct symo {
 	const pclnrt_table *t;		/* NULL: empty */
 	uint64_t pc;
@@ -123,7 +126,9 @@ struct symo {
 	const char *file;
 	int32_t line;
 	uint32_t n;
-	struct { const char *name, *file; int32_t line; } call[SYMO_CALLS];
+	struct symcall call[SYMO_CALLS];
+	struct symcall *ext;		/* EXTCAP of them, for N > SYMO_CALLS */
+	uint32_t extcap;
 	/* the text of its lines, for run-time pc RPC in OBJECT (text
 	 * output only) */
 	uint64_t rpc;
@@ -727,6 +732,24 @@ kernel_frame(struct perf_cmd *c, uint64_t pc)
 
 /* A user frame (from the unwinder or a call chain), with its inlined
  * calls before it. */
+/* Where S keeps its N inlined calls: in the slot, or (more) in EXT,
+ * grown to N; NULL for want of memory (S is then not remembered). */
+static struct symcall *
+symo_calls(struct symo *s)
+{
+	struct symcall *e;
+
+	if (s->n <= SYMO_CALLS)
+		return s->call;
+	if (s->n > s->extcap) {
+		if ((e = realloc(s->ext, s->n * sizeof *e)) == NULL)
+			return NULL;
+		s->ext = e;
+		s->extcap = s->n;
+	}
+	return s->ext;
+}
+
 static void
 user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 {
@@ -738,6 +761,7 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 		 * address (pc - 1), its offset from there. */
 		uint64_t off = fr->lookup - (fr->func.entry + fr->bias);
 		struct symo one, *s = &one;
+		struct symcall *sc;
 		const char *file;
 		int32_t line;
 		size_t i, first = c->nof;
@@ -764,21 +788,23 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 				s->textok = 0;
 				symbolize(c, &fr->func, link, s, calls,
 				    MAX_INLINE);
-				if (s->n <= SYMO_CALLS) {
+				if ((sc = symo_calls(s)) != NULL) {
 					for (i = 0; i < s->n; i++) {
-						s->call[i].name = calls[i].name;
-						s->call[i].file = calls[i].file;
-						s->call[i].line = calls[i].line;
+						sc[i].name = calls[i].name;
+						sc[i].file = calls[i].file;
+						sc[i].line = calls[i].line;
 					}
 					s->t = fr->func.t;
 					s->pc = link;
 				}
-			} else
+			} else {
+				sc = s->n <= SYMO_CALLS ? s->call : s->ext;
 				for (i = 0; i < s->n; i++) {
-					calls[i].name = s->call[i].name;
-					calls[i].file = s->call[i].file;
-					calls[i].line = s->call[i].line;
+					calls[i].name = sc[i].name;
+					calls[i].file = sc[i].file;
+					calls[i].line = sc[i].line;
 				}
+			}
 		} else
 			symbolize(c, &fr->func, link, s, calls, MAX_INLINE);
 		file = s->file;
@@ -1426,8 +1452,10 @@ out:
 	for (size_t i = 0; i < c->capdem; i++)
 		free(c->dem[i].own);
 	free(c->dem);
-	for (size_t k = 0; c->syms != NULL && k < NSYMS; k++)
+	for (size_t k = 0; c->syms != NULL && k < NSYMS; k++) {
 		free(c->syms[k].text.b);
+		free(c->syms[k].ext);
+	}
 	free(c->syms);
 	free(c->fb.b);
 	free(c->hd_pre.b);
