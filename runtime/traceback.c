@@ -39,7 +39,7 @@ pclnrt_read_direct(void *arg, uint64_t addr, uint8_t *buf, size_t len)
 }
 
 /* Read the stack word at ADDR into *V.  Returns 0 or -1. */
-static int
+PCLNRT_INLINE int
 readword(const pclnrt_walk *w, uint64_t addr, uint64_t *v)
 {
 	pclnrt_readfn rd = w->read != NULL ? w->read : pclnrt_read_direct;
