@@ -106,11 +106,7 @@ attr_of(const pcln_perf *p, uint64_t id)
 static unsigned
 popcount64(uint64_t v)
 {
-	unsigned n = 0;
-
-	for (; v != 0; v &= v - 1)
-		n++;
-	return n;
+	return (unsigned)__builtin_popcountll(v);	/* three a sample */
 }
 
 /* The cursor of one record's body: bounded reads. */
