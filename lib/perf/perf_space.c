@@ -419,7 +419,7 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 	pclnrt_frame tb[WALK_MAX];
 	pcln_regs r;
 	size_t n, i, room = max - *out;
-	const pcln_mapping *m = NULL;
+	const pcln_mapping *m = NULL, *m2 = NULL;
 
 	memset(&r, 0, sizeof r);
 	r.pc = pc;
@@ -446,7 +446,14 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 		fr->func = tb[i].func;
 		fr->bias = tb[i].module->bias;
 		fr->object = tb[i].module->name;
-		/* Callers are mostly in the callee's mapping. */
+		/* Callers are mostly in the callee's mapping or the one
+		 * before (a program and its libraries in turn). */
+		if (m != NULL && fr->lookup - m->start >= m->end - m->start) {
+			const pcln_mapping *t = m;
+
+			m = m2;
+			m2 = t;
+		}
 		if ((m != NULL && fr->lookup - m->start < m->end - m->start) ||
 		    (m = pcln_aspace_find(pr->as, fr->lookup)) != NULL)
 			fr->objoff = fr->lookup - m->start + m->offset;
