@@ -50,3 +50,8 @@ clean-bench:
 ## floor line).
 noinst_PROGRAMS += bench/pcln-bench-mapfloor
 bench_pcln_bench_mapfloor_SOURCES = bench/mapfloor.c
+
+## A command's median wall time, its CPU time and peak memory, timed
+## from fork to wait4 (bench/perf.sh's timer).
+noinst_PROGRAMS += bench/pcln-bench-time
+bench_pcln_bench_time_SOURCES = bench/timecmd.c

@@ -14,9 +14,9 @@
 # times (median): pclndump perf (perf script's text), pclndump perf
 # --folded, perf script and perf report --stdio, all writing to
 # /dev/null.  The figures are samples unwound and symbolized per second
-# of wall time and peak resident memory (GNU time's %M); and from the
-# two prog.cc profiles, what one more sample costs each tool beyond its
-# fixed start (reading kernel symbols, starting perf's or pclndump's
+# of wall time (from fork to wait4: bench/timecmd.c) and peak resident
+# memory; and from the two prog.cc profiles, what one more sample costs
+# each tool beyond its fixed start (reading kernel symbols, starting perf's or pclndump's
 # machinery), with the ratio of those marginal costs.  The floor
 # (bench/mapfloor.c: map the file as pclndump does and touch each page,
 # nothing else) is timed too.  Tables are in pclndump's cache (one
@@ -52,23 +52,12 @@ XDG_CACHE_HOME=$W/cache
 export XDG_CACHE_HOME
 
 # median of RUNS runs of "CMD..." > /dev/null: "wall_s cpu_s peak_kb"
-# (cpu = user + system, GNU time's, in steps of 10 ms; the wall time is
-# taken to the nanosecond around it, and on a shared machine also holds
-# the waits for a core).
+# (bench/timecmd.c: wall time from fork to wait4, to the microsecond,
+# and that run's user + system time and peak resident memory; a shell's
+# date and /usr/bin/time around each run would add some 4 ms to both
+# sides, a third of pclndump's time on the short profiles).
 timed() {
-	i=0
-	: >times
-	while [ "$i" -lt "$RUNS" ]; do
-		t0=$(date +%s%N)
-		/usr/bin/time -f "%U %S %M" -o one.time "$@" >/dev/null \
-		    2>&1
-		t1=$(date +%s%N)
-		awk -v w="$(( t1 - t0 ))" '{ printf("%.4f %s %s\n", w / 1e9,
-		    $1 + $2, $3) }' one.time >>times
-		i=$((i + 1))
-	done
-	sort -n times | awk '{ t[NR] = $1; c[NR] = $2; m[NR] = $3 }
-	    END { k = int((NR + 1) / 2); print t[k], c[k], m[k] }'
+	"$B/bench/pcln-bench-time" "$RUNS" "$@"
 }
 
 # measure NAME: the tools on NAME.data, and their stacks' agreement.
