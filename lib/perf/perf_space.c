@@ -439,13 +439,15 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 		pcln_perf_frame *fr = &frames[(*out)++];
 		int ret = i > 0 || (flags & PCLNRT_TB_FIRST_RETADDR);
 
-		memset(fr, 0, sizeof *fr);
+		/* Every field, no memset: a sample's frames are many. */
 		fr->pc = tb[i].pc;
 		fr->lookup = ret ? tb[i].pc - 1 : tb[i].pc;
 		fr->where = PCLN_PERF_IN_TABLE;
 		fr->func = tb[i].func;
+		fr->name = NULL;
 		fr->bias = tb[i].module->bias;
 		fr->object = tb[i].module->name;
+		fr->objoff = 0;
 		/* Callers are mostly in the callee's mapping or the one
 		 * before (a program and its libraries in turn). */
 		if (m != NULL && fr->lookup - m->start >= m->end - m->start) {
