@@ -50,7 +50,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	}
 	{
-		pcln_perf_syms *plt = pcln_perf_syms_plt(buf, size, &err);
+		pcln_perf_syms *plt = pcln_perf_syms_plt(buf, size, &err),
+		    *lazy = pcln_perf_syms_plt_lazy(buf, size, NULL);
 		pcln_elf_section a, b;
 		int ha = pcln_elf_find_section(buf, size, ".plt", &a, NULL) ==
 		    1, hb = pcln_elf_find_section(buf, size, ".plt.sec", &b,
@@ -63,8 +64,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t at = (hb ? b.addr : ha ? a.addr : 0) + 16 * i,
 			    start = 0;
 			const char *name = pcln_perf_syms_find(plt, at, &start,
-			    NULL);
+			    NULL), *late;
 			size_t n;
+
+			/* Read when first asked, the same names. */
+			late = lazy != NULL ? pcln_perf_syms_find(lazy, at,
+			    NULL, NULL) : NULL;
+			if ((name == NULL) != (late == NULL) || (name != NULL &&
+			    strcmp(name, late) != 0))
+				abort();
 
 			if (!ha && !hb)
 				abort();
@@ -76,6 +84,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 		pcln_perf_syms_free(plt);
+		pcln_perf_syms_free(lazy);
 	}
 	{
 		pcln_elf_segment segs[8];

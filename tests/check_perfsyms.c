@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pcln_elf.h"
 #include "pcln_perf.h"
 
 static const char small[] =
@@ -228,9 +229,10 @@ ifunc_ok(const char *file, unsigned long long addr, const char *abs,
 
 /* The PLT stubs of FILE, against objdump's labels
  * ("0000000000001030 <memcpy@plt>:"): every one found by address with
- * the same name, and as many of them. */
+ * the same name, and as many of them; LAZY: from
+ * pcln_perf_syms_plt_lazy. */
 static void
-plt_against_objdump(const char *file)
+plt_against_objdump(const char *file, int lazy)
 {
 	char cmd[4200], line[512];
 	int sec;
@@ -246,7 +248,8 @@ plt_against_objdump(const char *file)
 		if ((len += r) == cap)
 			ck_assert_ptr_nonnull(img = realloc(img, cap *= 2));
 	fclose(f);
-	p = pcln_perf_syms_plt(img, len, &err);
+	p = lazy ? pcln_perf_syms_plt_lazy(img, len, &err) :
+	    pcln_perf_syms_plt(img, len, &err);
 	ck_assert_msg(p != NULL, "%s: %s", file, err.msg);
 	/* .plt.sec with IBT (-fcf-protection), else .plt. */
 	for (sec = 0; sec < 2 && seen == 0; sec++) {
@@ -292,14 +295,66 @@ START_TEST(test_plt)
 
 	ck_assert_int_gt(k, 0);
 	exe[k] = '\0';
-	plt_against_objdump(exe);
+	plt_against_objdump(exe, 0);
+	plt_against_objdump(exe, 1);
 	/* libc: its IFUNCs' entries. */
 	ck_assert_int_ne(dladdr((void *)(uintptr_t)printf, &di), 0);
-	plt_against_objdump(di.dli_fname);
+	plt_against_objdump(di.dli_fname, 0);
+	plt_against_objdump(di.dli_fname, 1);
 	/* Not ELF: none. */
 	ck_assert_ptr_null(pcln_perf_syms_plt((const uint8_t *)"not elf", 7,
 	    &err));
 	ck_assert_int_eq(err.code, PCLN_ENOTFOUND);
+	ck_assert_ptr_null(pcln_perf_syms_plt_lazy((const uint8_t *)"not elf",
+	    7, &err));
+	ck_assert_int_eq(err.code, PCLN_ENOTFOUND);
+}
+END_TEST
+
+/* A lazy table reads the entries at its first lookup in the PLT, not
+ * before and not for a lookup elsewhere: relocations wiped after it was
+ * made, and after a lookup outside the PLT, leave it naming nothing;
+ * the table made at once still names them. */
+START_TEST(test_plt_lazy)
+{
+	char exe[4096];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	pcln_elf_section rela, plt;
+	pcln_perf_syms *now, *later;
+	pcln_err err;
+	uint8_t *img;
+	size_t len = 0, cap = 1 << 20, r;
+	uint64_t at;
+	FILE *f;
+
+	ck_assert_int_gt(k, 0);
+	exe[k] = '\0';
+	ck_assert_ptr_nonnull(f = fopen(exe, "rb"));
+	ck_assert_ptr_nonnull(img = malloc(cap));
+	while ((r = fread(img + len, 1, cap - len, f)) > 0)
+		if ((len += r) == cap)
+			ck_assert_ptr_nonnull(img = realloc(img, cap *= 2));
+	fclose(f);
+	ck_assert_ptr_nonnull(now = pcln_perf_syms_plt(img, len, &err));
+	ck_assert_ptr_nonnull(later = pcln_perf_syms_plt_lazy(img, len, &err));
+	ck_assert_int_eq(pcln_elf_find_section(img, len, ".rela.plt", &rela,
+	    &err), 1);
+	ck_assert_int_eq(pcln_elf_find_section(img, len, ".plt.sec", &plt,
+	    &err) == 1 ? 1 : pcln_elf_find_section(img, len, ".plt", &plt,
+	    &err), 1);
+	at = plt.addr + plt.size - 16;	/* the last entry */
+	ck_assert_ptr_nonnull(pcln_perf_syms_find(now, at, NULL, NULL));
+	ck_assert_ptr_null(pcln_perf_syms_find(later, plt.addr - 1, NULL,
+	    NULL));
+	ck_assert_ptr_null(pcln_perf_syms_find(later, plt.addr + plt.size,
+	    NULL, NULL));
+	memset(img + (rela.data - img), 0, (size_t)rela.size);
+	ck_assert_ptr_null(pcln_perf_syms_find(later, at, NULL, NULL));
+	ck_assert_uint_eq(pcln_perf_syms_count(later), 0);
+	ck_assert_ptr_nonnull(pcln_perf_syms_find(now, at, NULL, NULL));
+	pcln_perf_syms_free(now);
+	pcln_perf_syms_free(later);
+	free(img);
 }
 END_TEST
 
@@ -314,6 +369,7 @@ main(void)
 	tcase_add_test(tc, test_small);
 	tcase_add_test(tc, test_random);
 	tcase_add_test(tc, test_plt);
+	tcase_add_test(tc, test_plt_lazy);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -165,6 +165,19 @@ find_table(struct perf_tables *pt, struct perf_table_ent *e,
 }
 #endif
 
+/* The file stays mapped while E's PLT stubs, read when first asked for
+ * (pcln_perf_syms_plt_lazy), may need it. */
+static void
+keep_or_unmap(struct perf_table_ent *e, struct mfile *m)
+{
+	if (e->stubs != NULL) {
+		e->map = m->buf;
+		e->maplen = m->len;
+		m->buf = NULL;
+	} else
+		unmap_file(m);
+}
+
 /* The table for the ELF file PATH (mapped in M): its .pcln section or an
  * import.  Fills the object entry E.  0 or -1. */
 static int
@@ -187,14 +200,14 @@ table_of(struct perf_tables *pt, struct perf_table_ent *e, const char *path,
 		return 0;
 	}
 #if defined(PERF_USE_FIND)
-	unmap_file(m);
+	keep_or_unmap(e, m);
 	return find_table(pt, e, path);
 #else
 	(void)path;
 	snprintf(e->why, sizeof e->why, "no .pcln section (and pclndump was "
 	    "built without libdw: no import)");
 #endif
-	unmap_file(m);
+	keep_or_unmap(e, m);
 	return -1;
 }
 
@@ -280,7 +293,7 @@ dump_perf_table(void *arg, const pcln_perf_object *obj, pcln_perf_table *t)
 #endif
 	if (!found)
 		return -1;
-	e->stubs = pcln_perf_syms_plt(m.buf, m.len, NULL);
+	e->stubs = pcln_perf_syms_plt_lazy(m.buf, m.len, NULL);
 	t->stubs = e->stubs;
 	if (table_of(pt, e, e->file, &m) < 0) {
 		t->vaddr_minus_offset = e->vmo;

@@ -289,6 +289,15 @@ void pcln_perf_syms_free(pcln_perf_syms *s);
  * not x86-64 ELF.  The names are copied. */
 pcln_perf_syms *pcln_perf_syms_plt(const uint8_t *buf, size_t len,
     pcln_err *err);
+/* The same table, read when first needed: now only the PLT's place (the
+ * section headers), its entries at the first pcln_perf_syms_find in it or
+ * pcln_perf_syms_count (a profile seldom names a PLT entry, and naming a
+ * library's takes longer than unwinding a hundred samples).  BUF[0..LEN)
+ * must stay as it is until the table is freed.  NULL (PCLN_ENOTFOUND) if
+ * it has no x86-64 PLT; a PLT none of whose entries can be named gives a
+ * table that names nothing. */
+pcln_perf_syms *pcln_perf_syms_plt_lazy(const uint8_t *buf, size_t len,
+    pcln_err *err);
 
 /* The symbol holding ADDR: its name, *START and *MODULE (NULL for the
  * core kernel, and in map files); NULL if none.  O(log n). */

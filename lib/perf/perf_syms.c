@@ -39,6 +39,11 @@ struct pcln_perf_syms {
 	size_t vlen;
 	struct vname { size_t off; char *name, *module; } *names;
 	size_t nnames, capnames;
+	/* pcln_perf_syms_plt_lazy: the ELF image LAZY[0..LAZYLEN), whose
+	 * PLT [LAZYLO, LAZYHI) is read at the first lookup in it. */
+	const uint8_t *lazy;
+	size_t lazylen;
+	uint64_t lazylo, lazyhi;
 };
 
 /* The first line of a sorted symbol text: the symbol count, the byte
@@ -481,6 +486,62 @@ nomem:
 	return NULL;
 }
 
+/* The PLT section pcln_perf_syms_plt reads entries from, in *PLT: 1, or
+ * 0 if BUF has none it could name. */
+static int
+plt_section(const uint8_t *buf, size_t len, pcln_elf_section *plt)
+{
+	pcln_elf_info info;
+	pcln_elf_section rela;
+
+	return pcln_elf_get_info(buf, len, &info, NULL) == 0 &&
+	    info.machine == 62 && info.elfclass == 64 && !info.bigendian &&
+	    pcln_elf_find_section(buf, len, ".rela.plt", &rela, NULL) > 0 &&
+	    rela.data != NULL && rela.size >= 24 &&
+	    (pcln_elf_find_section(buf, len, ".plt.sec", plt, NULL) > 0 ||
+	    pcln_elf_find_section(buf, len, ".plt", plt, NULL) > 0) &&
+	    plt->data != NULL && plt->size >= 16;
+}
+
+pcln_perf_syms *
+pcln_perf_syms_plt_lazy(const uint8_t *buf, size_t len, pcln_err *err)
+{
+	pcln_elf_section plt;
+	pcln_perf_syms *s;
+
+	pclni_clearerr(err);
+	if (!plt_section(buf, len, &plt)) {
+		pclni_seterr(err, PCLN_ENOTFOUND, -1, "no x86-64 PLT");
+		return NULL;
+	}
+	if ((s = calloc(1, sizeof *s)) == NULL) {
+		pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+		return NULL;
+	}
+	s->sized = 1;
+	s->lazy = buf;
+	s->lazylen = len;
+	s->lazylo = plt.addr;
+	s->lazyhi = plt.addr + plt.size;
+	return s;
+}
+
+/* Read a lazy table's entries now (none if that fails: it then names
+ * nothing). */
+static void
+plt_read(pcln_perf_syms *s)
+{
+	pcln_perf_syms *t = pcln_perf_syms_plt(s->lazy, s->lazylen, NULL);
+
+	s->lazy = NULL;
+	if (t == NULL)
+		return;
+	s->text = t->text;
+	s->v = t->v;
+	s->n = t->n;
+	free(t);
+}
+
 void
 pcln_perf_syms_free(pcln_perf_syms *s)
 {
@@ -720,13 +781,19 @@ const char *
 pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr, uint64_t *start,
     const char **module)
 {
-	size_t lo = 0, hi = s->n;
+	size_t lo = 0, hi;
 	const struct sym *y;
 
 	if (s->view != NULL)
 		return view_find((pcln_perf_syms *)(uintptr_t)s, addr, start,
 		    module);
+	if (s->lazy != NULL) {
+		if (addr - s->lazylo >= s->lazyhi - s->lazylo)
+			return NULL;	/* not in the PLT: not read for it */
+		plt_read((pcln_perf_syms *)(uintptr_t)s);
+	}
 	/* The last symbol starting at or below ADDR. */
+	hi = s->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -762,6 +829,8 @@ pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr, uint64_t *start,
 size_t
 pcln_perf_syms_count(const pcln_perf_syms *s)
 {
+	if (s->lazy != NULL)
+		plt_read((pcln_perf_syms *)(uintptr_t)s);
 	return s->n;
 }
 
