@@ -613,7 +613,12 @@ resolve(pcln_aspace *as, struct amap *a)
 		return NULL;
 	if (pclnp_object_bias(obj, a->m.start, a->m.offset, &bias) < 0)
 		bias = a->m.start - a->m.offset;
-	a->inst = get_inst(as, obj, bias);
+	/* An instance of before (the object mapped again at the same bias:
+	 * the mapping replaced, a library loaded again where it was) is
+	 * not in the registry if it was made again since: make it again
+	 * with it. */
+	if ((a->inst = get_inst(as, obj, bias)) != NULL)
+		as->reg_dirty = 1;
 	return a->inst;
 }
 

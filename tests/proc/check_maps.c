@@ -546,6 +546,24 @@ START_TEST(test_provider)
 	pcln_objstore_counts(st, &nobj, &nwith);
 	ck_assert_uint_eq(nobj, 2);
 	ck_assert_uint_eq(nwith, 1);
+	/* The code mapped again where it was (a library loaded again, a
+	 * mapping recorded again): the same object at the same bias,
+	 * walked the same. */
+	for (i = 0; i < 3; i++) {
+		m = mk(0x7f0000001000ull, 0x7f0000002000ull, 0x1000,
+		    "/fake/lib.so");
+		m.build_id[0] = 0xab;
+		m.build_id[1] = 0xcd;
+		m.build_id_len = 2;
+		ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+		n = pcln_aspace_unwind(as, &r, 0, read_stack, NULL, fr, 8,
+		    &stop);
+		ck_assert_msg(n == 3, "walk %d: %zu frames, stop %d", i, n,
+		    (int)stop.reason);
+		ck_assert_str_eq(fr[1].func.name, "f");
+		ck_assert_uint_eq(fr[1].sp, STACK + 24);
+	}
+	ck_assert_int_eq(pv.calls, 2);
 	pcln_aspace_free(as);
 	pcln_objstore_free(st);
 	free(pv.blob);
