@@ -57,6 +57,9 @@ pclnp_store_init(pclnp_store *s, unsigned flags)
 	s->cache = NULL;
 	s->cache_tried = 0;
 	s->stepv = NULL;
+	memset(&s->steps, 0, sizeof s->steps);
+	s->nsteps = 0;
+	s->steps_mark = 0;
 }
 
 void
@@ -499,6 +502,18 @@ pcln_objstore_counts(const pcln_objstore *s, size_t *nobjects,
 	}
 	*nobjects = n;
 	*nwithtable = w;
+}
+
+void
+pcln_objstore_steps(const pcln_objstore *s, uint64_t *hits,
+    uint64_t *misses, size_t *entries)
+{
+	if (hits != NULL)
+		*hits = s->steps.hits;
+	if (misses != NULL)
+		*misses = s->steps.misses;
+	if (entries != NULL)
+		*entries = s->stepv != NULL ? s->nsteps : 0;
 }
 
 pcln_object *

@@ -222,6 +222,12 @@ void pcln_objstore_set_search(pcln_objstore *s,
 /* Objects the store holds, and how many of them have a table. */
 void pcln_objstore_counts(const pcln_objstore *s, size_t *nobjects,
     size_t *nwithtable);
+/* The walks' step cache (one for the aspaces on S, made at the first
+ * walk, grown when it misses often): the steps it answered (*HITS) and
+ * those looked up in the tables (*MISSES) so far, and its *ENTRIES (0:
+ * none yet).  For tuning; any pointer may be NULL. */
+void pcln_objstore_steps(const pcln_objstore *s, uint64_t *hits,
+    uint64_t *misses, size_t *entries);
 
 typedef struct pcln_aspace pcln_aspace;
 

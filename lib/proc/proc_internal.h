@@ -58,10 +58,17 @@ struct pcln_objstore {
 	int cache_tried;
 	/* The walks' step cache, for every address space on this store
 	 * (its keys hold each one's registry and generation), made at the
-	 * first walk; STEPV NULL: none. */
+	 * first walk and grown (aspace.c, steps_size); STEPV NULL: none.
+	 * NSTEPS entries; STEPS_MARK: the misses when it was made. */
 	pclnrt_stepcache steps;
 	pclnrt_stepcache_ent *stepv;
+	size_t nsteps;
+	uint64_t steps_mark;
 };
+/* The step cache's entries (136 bytes each), first and at most: 560 KB
+ * to 2.2 MB, one cache for all the processes of a profile. */
+#define ASPACE_STEPS_MIN	4096
+#define ASPACE_STEPS		16384
 typedef struct pcln_objstore pclnp_store;
 
 void pclnp_store_init(pclnp_store *s, unsigned flags);

@@ -480,8 +480,8 @@ START_TEST(test_provider)
 	pcln_regs r;
 	pclnrt_frame fr[8];
 	pclnrt_stopinfo stop;
-	size_t n, nobj, nwith;
-	uint64_t ret = 0x7f0000001121ull, bias;
+	size_t n, nobj, nwith, nsteps;
+	uint64_t ret = 0x7f0000001121ull, bias, hits, misses, hits2, misses2;
 	int i;
 
 	memset(&pv, 0, sizeof pv);
@@ -564,6 +564,37 @@ START_TEST(test_provider)
 		ck_assert_uint_eq(fr[1].sp, STACK + 24);
 	}
 	ck_assert_int_eq(pv.calls, 2);
+	/* The step cache: the same walk again, all three steps answered
+	 * from it. */
+	pcln_objstore_steps(st, &hits, &misses, &nsteps);
+	ck_assert_uint_eq(nsteps, 4096);
+	ck_assert_uint_eq(pcln_aspace_unwind(as, &r, 0, read_stack, NULL, fr,
+	    8, &stop), 3);
+	pcln_objstore_steps(st, &hits2, &misses2, NULL);
+	ck_assert_uint_eq(misses2, misses);
+	ck_assert_uint_eq(hits2, hits + 3);
+	/* Mapped again, the registry is made again, and every step
+	 * misses.  After 2,048 misses (half its entries) the cache grows
+	 * four times, and the walks go on the same. */
+	for (i = 0; nsteps == 4096 && i < 1000; i++) {
+		m = mk(0x7f0000001000ull, 0x7f0000002000ull, 0x1000,
+		    "/fake/lib.so");
+		m.build_id[0] = 0xab;
+		m.build_id[1] = 0xcd;
+		m.build_id_len = 2;
+		ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+		ck_assert_uint_eq(pcln_aspace_unwind(as, &r, 0, read_stack,
+		    NULL, fr, 8, &stop), 3);
+		ck_assert_str_eq(fr[1].func.name, "f");
+		pcln_objstore_steps(st, &hits2, &misses2, &nsteps);
+		ck_assert_uint_eq(misses2, misses + 3 * (uint64_t)(i + 1));
+	}
+	ck_assert_uint_eq(nsteps, 16384);
+	ck_assert_uint_ge(misses2, 2048);
+	ck_assert_uint_lt(misses2, 2048 + 6);
+	ck_assert_uint_eq(pcln_aspace_unwind(as, &r, 0, read_stack, NULL, fr,
+	    8, &stop), 3);
+	ck_assert_uint_eq(fr[1].sp, STACK + 24);
 	pcln_aspace_free(as);
 	pcln_objstore_free(st);
 	free(pv.blob);
