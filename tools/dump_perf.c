@@ -64,6 +64,8 @@ struct pmap {
 	pcln_perf_syms *syms;		/* NULL: no map file */
 };
 
+#define NSYMS		4096	/* user frames remembered (struct symo) */
+
 struct perf_cmd {
 	const char *input, *svg, *title, *kallsyms_path, *mapdir;
 	int folded, stats, header, no_inline, no_kernel, no_demangle;
@@ -95,8 +97,10 @@ struct perf_cmd {
 	pclnrt_pccache cache;
 	/* The symbolized frames by table and pc (NSYMS, a power of two;
 	 * NULL: none); the samples' text (FB), made as their frames are
-	 * named, written in chunks (flush_text). */
+	 * named, written in chunks (flush_text).  SYMUSED: the slots
+	 * filled, freed at the end (the others are never touched). */
 	struct symo *syms;
+	uint64_t symused[NSYMS / 64];
 	struct obuf fb;
 	/* The last sample header's parts (sample_header) */
 	struct obuf hd_pre, hd_post;
@@ -107,12 +111,13 @@ struct perf_cmd {
 		uint64_t pc, start;
 		const char *name, *mod;
 		int ok;
+		char *text;		/* its line (text output), or NULL */
+		size_t tlen;
 	} kmemo[NKMEMO];
 };
 
 /* A user frame symbolized: its file and line, and its inlined calls
  * (names demangled), for the pc it was made for. */
-#define NSYMS		4096
 #define SYMO_CALLS	6	/* inlined calls in the slot; more (C++
 				 * frames have 8 and more) in EXT */
 struct symcall {
@@ -695,20 +700,31 @@ kernel_frame(struct perf_cmd *c, uint64_t pc)
 	const char *name = NULL, *mod = NULL;
 	uint64_t start = 0;
 
+	struct kmemo *k = NULL;
+	size_t at;
+
 	if (c->no_kernel)
 		return;
 	if (!c->kallsyms_tried)
 		load_kallsyms(c);
+	c->st.frames_kernel++;
 	if (c->kallsyms != NULL) {
 		/* The same kernel pcs come back (interrupt returns, the
-		 * system calls of a loop): found once while in their slot. */
-		struct kmemo *k = &c->kmemo[(pc * UINT64_C(0x9e3779b97f4a7c15)) >>
-		    32 & (NKMEMO - 1)];
-
+		 * system calls of a loop): found, and as text formatted,
+		 * once while in their slot. */
+		k = &c->kmemo[(pc * UINT64_C(0x9e3779b97f4a7c15)) >> 32 &
+		    (NKMEMO - 1)];
 		if (k->ok && k->pc == pc) {
 			name = k->name;
 			start = k->start;
 			mod = k->mod;
+			if (k->text != NULL && c->fl == NULL &&
+			    c->nof < MAX_OUT) {
+				ob_mem(&c->fb, k->text, k->tlen);
+				c->nof++;
+				c->st.frames_kernel_unknown += name == NULL;
+				return;
+			}
 		} else {
 			name = pcln_perf_syms_find(c->kallsyms, pc, &start,
 			    &mod);
@@ -717,17 +733,24 @@ kernel_frame(struct perf_cmd *c, uint64_t pc)
 			k->name = name;
 			k->start = start;
 			k->mod = mod;
+			free(k->text);
+			k->text = NULL;
 		}
 	}
-	c->st.frames_kernel++;
+	at = c->fb.len;
 	if (name == NULL) {
 		c->st.frames_kernel_unknown++;
 		push(c, "[unknown]", FK_UNKNOWN, NULL, 0, pc, 0,
 		    "[kernel.kallsyms]");
-		return;
+	} else
+		push(c, name, FK_KERNEL, NULL, 0, pc, pc - start,
+		    mod != NULL ? mod : "[kernel.kallsyms]");
+	/* The line push just made (text output; none past MAX_OUT). */
+	if (k != NULL && c->fl == NULL && !c->fb.bad && c->fb.len > at &&
+	    (k->text = malloc(c->fb.len - at)) != NULL) {
+		memcpy(k->text, c->fb.b + at, c->fb.len - at);
+		k->tlen = c->fb.len - at;
 	}
-	push(c, name, FK_KERNEL, NULL, 0, pc, pc - start,
-	    mod != NULL ? mod : "[kernel.kallsyms]");
 }
 
 /* A user frame (from the unwinder or a call chain), with its inlined
@@ -770,8 +793,10 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 		 * (table, pc) is symbolized once while it stays in its
 		 * slot. */
 		if (c->syms != NULL) {
-			s = &c->syms[((link ^ (uintptr_t)fr->func.t >> 4) *
-			    UINT64_C(0x9e3779b97f4a7c15)) >> 32 & (NSYMS - 1)];
+			size_t k = ((link ^ (uintptr_t)fr->func.t >> 4) *
+			    UINT64_C(0x9e3779b97f4a7c15)) >> 32 & (NSYMS - 1);
+
+			s = &c->syms[k];
 			/* As text, the lines are all there is to add (the
 			 * frames themselves are read by flame graphs only). */
 			if (c->fl == NULL && s->t == fr->func.t &&
@@ -784,6 +809,7 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 				return;
 			}
 			if (s->t != fr->func.t || s->pc != link) {
+				c->symused[k / 64] |= (uint64_t)1 << k % 64;
 				s->t = NULL;
 				s->textok = 0;
 				symbolize(c, &fr->func, link, s, calls,
@@ -1448,11 +1474,15 @@ out:
 		munmap(c->kallsyms_map, c->kallsyms_maplen);
 	for (size_t i = 0; i < c->npmaps; i++)
 		pcln_perf_syms_free(c->pmaps[i].syms);
+	for (size_t i = 0; i < NKMEMO; i++)
+		free(c->kmemo[i].text);
 	free(c->pmaps);
 	for (size_t i = 0; i < c->capdem; i++)
 		free(c->dem[i].own);
 	free(c->dem);
 	for (size_t k = 0; c->syms != NULL && k < NSYMS; k++) {
+		if (!(c->symused[k / 64] >> k % 64 & 1))
+			continue;
 		free(c->syms[k].text.b);
 		free(c->syms[k].ext);
 	}
