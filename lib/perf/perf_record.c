@@ -103,10 +103,16 @@ attr_of(const pcln_perf *p, uint64_t id)
 	return NULL;
 }
 
+/* Three a sample, and more a record: by halves (without -mpopcnt,
+ * __builtin_popcountll is a call into libgcc's table, twice as long). */
 static unsigned
 popcount64(uint64_t v)
 {
-	return (unsigned)__builtin_popcountll(v);	/* three a sample */
+	v -= v >> 1 & UINT64_C(0x5555555555555555);
+	v = (v & UINT64_C(0x3333333333333333)) +
+	    (v >> 2 & UINT64_C(0x3333333333333333));
+	v = (v + (v >> 4)) & UINT64_C(0x0f0f0f0f0f0f0f0f);
+	return (unsigned)((v * UINT64_C(0x0101010101010101)) >> 56);
 }
 
 /* The cursor of one record's body: bounded reads. */
