@@ -95,12 +95,16 @@ struct perf_cmd {
 	size_t nof;
 	pcln_perf_frame uf[MAX_USER];
 	pclnrt_pccache cache;
-	/* The symbolized frames by table and pc (NSYMS, a power of two;
-	 * NULL: none); the samples' text (FB), made as their frames are
-	 * named, written in chunks (flush_text).  SYMUSED: the slots
-	 * filled, freed at the end (the others are never touched). */
+	/* The symbolized frames by table and pc: NSYMS slots (a power of
+	 * two), each 0 or 1 + the index of its entry in SYMS (NSYMO of
+	 * CAPSYMO, made as slots are first filled: a profile fills a few
+	 * hundred, and a table of entries by slot would be written all
+	 * over, a page fault for each of its 256 pages); the samples' text
+	 * (FB), made as their frames are named, written in chunks
+	 * (flush_text). */
+	uint32_t symidx[NSYMS];
 	struct symo *syms;
-	uint64_t symused[NSYMS / 64];
+	size_t nsymo, capsymo;
 	struct obuf fb;
 	/* The last sample header's parts (sample_header) */
 	struct obuf hd_pre, hd_post;
@@ -773,6 +777,30 @@ symo_calls(struct symo *s)
 	return s->ext;
 }
 
+/* The memo's entry of the slot of (T, LINK), made empty if the slot had
+ * none; NULL for want of memory. */
+static struct symo *
+symo_slot(struct perf_cmd *c, uint64_t link, const pclnrt_table *t)
+{
+	size_t k = ((link ^ (uintptr_t)t >> 4) *
+	    UINT64_C(0x9e3779b97f4a7c15)) >> 32 & (NSYMS - 1);
+
+	if (c->symidx[k] == 0) {
+		if (c->nsymo == c->capsymo) {
+			size_t cap = c->capsymo ? 2 * c->capsymo : 256;
+			struct symo *v = realloc(c->syms, cap * sizeof *v);
+
+			if (v == NULL)
+				return NULL;
+			c->syms = v;
+			c->capsymo = cap;
+		}
+		memset(&c->syms[c->nsymo], 0, sizeof *c->syms);
+		c->symidx[k] = (uint32_t)++c->nsymo;
+	}
+	return &c->syms[c->symidx[k] - 1];
+}
+
 static void
 user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 {
@@ -792,11 +820,10 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 		/* A profile names the same pcs sample after sample: each
 		 * (table, pc) is symbolized once while it stays in its
 		 * slot. */
-		if (c->syms != NULL) {
-			size_t k = ((link ^ (uintptr_t)fr->func.t >> 4) *
-			    UINT64_C(0x9e3779b97f4a7c15)) >> 32 & (NSYMS - 1);
-
-			s = &c->syms[k];
+		if ((s = symo_slot(c, link, fr->func.t)) == NULL) {
+			s = &one;	/* (no memory: not remembered) */
+			symbolize(c, &fr->func, link, s, calls, MAX_INLINE);
+		} else {
 			/* As text, the lines are all there is to add (the
 			 * frames themselves are read by flame graphs only). */
 			if (c->fl == NULL && s->t == fr->func.t &&
@@ -809,7 +836,6 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 				return;
 			}
 			if (s->t != fr->func.t || s->pc != link) {
-				c->symused[k / 64] |= (uint64_t)1 << k % 64;
 				s->t = NULL;
 				s->textok = 0;
 				symbolize(c, &fr->func, link, s, calls,
@@ -831,8 +857,7 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 					calls[i].line = sc[i].line;
 				}
 			}
-		} else
-			symbolize(c, &fr->func, link, s, calls, MAX_INLINE);
+		}
 		file = s->file;
 		line = s->line;
 		c->defer = 1;	/* the lines are made below, at once */
@@ -1372,7 +1397,9 @@ dump_perf(int argc, char **argv)
 		goto out;
 	}
 	pclnrt_pccache_init(&c->cache);
-	c->syms = calloc(NSYMS, sizeof *c->syms);	/* NULL: no memo */
+	/* The text's buffer at its full size at once: grown by doubling,
+	 * each step copied it and faulted in new pages. */
+	(void)ob_grow(&c->fb, 2 * OUT_CHUNK);
 	event_name(c);
 	if ((c->folded || c->svg != NULL) && (c->fl = flame_new()) == NULL) {
 		dump_error("perf: out of memory");
@@ -1480,9 +1507,7 @@ out:
 	for (size_t i = 0; i < c->capdem; i++)
 		free(c->dem[i].own);
 	free(c->dem);
-	for (size_t k = 0; c->syms != NULL && k < NSYMS; k++) {
-		if (!(c->symused[k / 64] >> k % 64 & 1))
-			continue;
+	for (size_t k = 0; k < c->nsymo; k++) {
 		free(c->syms[k].text.b);
 		free(c->syms[k].ext);
 	}
