@@ -787,7 +787,7 @@ symo_slot(struct perf_cmd *c, uint64_t link, const pclnrt_table *t)
 
 	if (c->symidx[k] == 0) {
 		if (c->nsymo == c->capsymo) {
-			size_t cap = c->capsymo ? 2 * c->capsymo : 256;
+			size_t cap = c->capsymo ? 2 * c->capsymo : 1024;
 			struct symo *v = realloc(c->syms, cap * sizeof *v);
 
 			if (v == NULL)
@@ -1263,6 +1263,25 @@ enum {
 	OPT_NODEMANGLE
 };
 
+/* The command's state, zeroed: mapped, not calloc'ed, so that the
+ * parts a run never reaches (most of the per-sample arrays, sized for
+ * the largest sample) cost no page faults and no memset. */
+static struct perf_cmd *
+cmd_new(void)
+{
+	void *p = mmap(NULL, sizeof(struct perf_cmd), PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p != MAP_FAILED ? p : NULL;
+}
+
+static void
+cmd_free(struct perf_cmd *c)
+{
+	if (c != NULL)
+		munmap(c, sizeof *c);
+}
+
 int
 dump_perf(int argc, char **argv)
 {
@@ -1283,7 +1302,7 @@ dump_perf(int argc, char **argv)
 		DUMP_FIND_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct perf_cmd *c = calloc(1, sizeof *c);
+	struct perf_cmd *c = cmd_new();
 	const char **dirs = NULL;
 	size_t ndirs = 0;
 	uint8_t *buf = NULL;
@@ -1295,7 +1314,7 @@ dump_perf(int argc, char **argv)
 	if (c == NULL || (dirs = calloc((size_t)argc + 1, sizeof *dirs)) ==
 	    NULL) {
 		dump_error("perf: out of memory");
-		free(c);
+		cmd_free(c);
 		return DUMP_EXIT_IO;
 	}
 	c->input = "perf.data";
@@ -1519,6 +1538,6 @@ out:
 	if (buf != NULL)
 		munmap(buf, len);
 	free(dirs);
-	free(c);
+	cmd_free(c);
 	return rc;
 }

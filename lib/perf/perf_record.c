@@ -620,6 +620,12 @@ pclni_perf_scan(pcln_perf *p, pcln_err *err)
 	uint16_t size;
 
 	p->ordered = 1;
+	/* Room for a record in each 4 KiB to begin with (a sample with a
+	 * stack copy is 8 KiB): grown by doubling from nothing, the array
+	 * was copied four times on a 48 MB profile. */
+	if (pclni_grow(&p->order, &cap, (size_t)((p->info.data_end -
+	    p->info.data_offset) / 4096) + 16, sizeof *p->order) < 0)
+		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
 	while (off < p->info.data_end) {
 		if (frame_at(p, off, &type, &size, &next, &p->damage) < 0) {
 			p->damaged = 1;
