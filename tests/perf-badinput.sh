@@ -58,6 +58,17 @@ printf 'ffffffff81000000 T kfunc\nffffffff81001000 t other\n' >ksyms
     [ "$(cat good.folded)" = "prog;kfunc 1" ] ||
 	fail "good: --folded: $(cat good.folded)"
 
+# Records in time order a round at a time, as perf sorts them: the
+# sample two rounds late (250 us, after the round in which 300 went out)
+# comes after 300.
+ncase=$((ncase + 1))
+python3 "$mk" rounds.data rounds >/dev/null || fail "rounds: mkperf"
+"$D" perf -i rounds.data --no-kernel >rounds.out 2>rounds.err ||
+	fail "rounds: exit $?: $(cat rounds.err)"
+got=$(sed -n 's/^prog  4242 *\([0-9.]*\): .*/\1/p' rounds.out | tr '\n' ' ')
+[ "$got" = "0.000100 0.000200 0.000300 0.000250 0.000350 0.000400 " ] ||
+	fail "rounds: samples in the order $got"
+
 # Framing damage ends the walk at the record, with its offset.
 expect zero-size 1 'record at offset @OFF@: size 0, expected at least 8'
 expect huge-size 1 'record at offset @OFF@: size 65528 runs past the data'

@@ -1473,7 +1473,10 @@ dump_perf(int argc, char **argv)
 			break;
 		}
 	}
-	if (r < 0) {
+	if (r < 0 && err.code == PCLN_ENOMEM) {
+		dump_error("perf: out of memory");
+		rc = DUMP_EXIT_IO;
+	} else if (r < 0) {
 		damaged = 1;
 		rc = DUMP_EXIT_CORRUPT;
 	}

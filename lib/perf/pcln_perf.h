@@ -175,8 +175,12 @@ typedef struct pcln_perf pcln_perf;
 /* Deliver records sorted by time (stable: records with equal times, or
  * without a time, keep file order), as perf script and perf report do
  * (perf writes one buffer per cpu, so an MMAP may come after a sample
- * that needs it).  The open then reads the record framing of the whole
- * data section once. */
+ * that needs it).  As they do, a round at a time: at the end of each
+ * PERF_RECORD_FINISHED_ROUND's round, the records no newer than the
+ * newest before the round's start go out (perf record writes no record
+ * older than that after it); a file without rounds is read whole first.
+ * A damaged record's framing ends the walk there: the records before it
+ * go out, then the error. */
 #define PCLN_PERF_ORDERED	0x1
 
 /* Open the perf.data image BUF[0..LEN) (BUF must outlive the handle):

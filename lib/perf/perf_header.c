@@ -571,10 +571,8 @@ pcln_perf_open(const uint8_t *buf, size_t len, unsigned flags,
 		return NULL;
 	}
 	p->pos = p->info.data_offset;
-	if ((flags & PCLN_PERF_ORDERED) && pclni_perf_scan(p, err) < 0) {
-		pcln_perf_close(p);
-		return NULL;
-	}
+	p->scanpos = p->info.data_offset;
+	p->ordered = (flags & PCLN_PERF_ORDERED) != 0;
 	return p;
 }
 

@@ -43,8 +43,16 @@ struct pcln_perf {
 	uint64_t pos;			/* next record's offset (unordered) */
 	uint64_t lasttime;
 	int ordered;			/* PCLN_PERF_ORDERED */
-	struct perf_recidx *order;	/* PCLN_PERF_ORDERED */
-	size_t norder, next;
+	/* The records framed and not yet gone out, sorted: ORDER[NEXT..
+	 * NREADY) may go, the rest wait for a later round (perf_record.c,
+	 * scan_round); CAPORDER slots. */
+	struct perf_recidx *order;
+	size_t norder, caporder, next, nready;
+	uint64_t scanpos;		/* the next record to frame */
+	int scanned;			/* to the end (or the damage) */
+	uint64_t scantime;		/* the last record's time (file order) */
+	uint64_t newest;		/* the newest time framed */
+	uint64_t limit;			/* the newest before the last round */
 	pcln_err damage;		/* where the ordered scan stopped */
 	int damaged;
 	/* How much of a record ahead to ask for (prefetch_records): the
@@ -77,7 +85,5 @@ perf_u16(const pcln_perf *p, const uint8_t *q)
 /* perf_header.c */
 int pclni_perf_open_header(pcln_perf *p, pcln_err *err);
 
-/* perf_record.c */
-int pclni_perf_scan(pcln_perf *p, pcln_err *err);
 
 #endif /* PCLN_PERF_INTERNAL_H */

@@ -611,33 +611,39 @@ frame_at(pcln_perf *p, uint64_t off, uint32_t *type, uint16_t *size,
 	return 0;
 }
 
-int
-pclni_perf_scan(pcln_perf *p, pcln_err *err)
+/* The time-ordered walk reads the records' framing a round at a time,
+ * as perf does (ordered_events): perf record writes a
+ * PERF_RECORD_FINISHED_ROUND after each pass over the cpus' buffers, and
+ * a record after the next round's end is no older than the newest one
+ * before this round's end.  So at the end of round N, the records
+ * framed so far that are no newer than the newest before the end of
+ * round N - 1 (LIMIT) go out, sorted, and the others wait.  Where the
+ * rule holds this is the order of sorting the whole file, without a pass
+ * over the whole file first: each record is read again while it is still
+ * in the caches and the TLB (a 48 MB profile: 2.3 ms of 4.5 for the
+ * records' two reads).  Without rounds the whole file is one. */
+static int
+scan_round(pcln_perf *p, pcln_err *err)
 {
-	uint64_t off = p->info.data_offset, next, last = 0, t;
-	size_t cap = 0;
+	uint64_t off = p->scanpos, next, t;
 	uint32_t type;
 	uint16_t size;
 
-	p->ordered = 1;
-	/* Room for a record in each 4 KiB to begin with (a sample with a
-	 * stack copy is 8 KiB): grown by doubling from nothing, the array
-	 * was copied four times on a 48 MB profile. */
-	if (pclni_grow(&p->order, &cap, (size_t)((p->info.data_end -
-	    p->info.data_offset) / 4096) + 16, sizeof *p->order) < 0)
-		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
 	while (off < p->info.data_end) {
 		if (frame_at(p, off, &type, &size, &next, &p->damage) < 0) {
 			p->damaged = 1;
 			break;
 		}
-		if (pclni_grow(&p->order, &cap, p->norder + 1,
+		if (pclni_grow(&p->order, &p->caporder, p->norder + 1,
 		    sizeof *p->order) < 0)
 			return pclni_seterr(err, PCLN_ENOMEM, -1,
 			    "out of memory");
-		if (record_time(p, p->buf + off, type, size, &t))
-			last = t;
-		p->order[p->norder].time = last;
+		if (record_time(p, p->buf + off, type, size, &t)) {
+			p->scantime = t;
+			if (t > p->newest)
+				p->newest = t;
+		}
+		p->order[p->norder].time = p->scantime;
 		p->order[p->norder].offset = off;
 		p->norder++;
 		/* Each record is a cache miss (a sample with a stack copy
@@ -646,9 +652,55 @@ pclni_perf_scan(pcln_perf *p, pcln_err *err)
 		if (next - off < (p->info.data_end - next) / 4)
 			__builtin_prefetch(p->buf + next + 3 * (next - off));
 		off = next;
+		if (type == PCLN_PERF_RECORD_FINISHED_ROUND) {
+			p->scanpos = off;
+			return 1;
+		}
 	}
-	sort_order(p->order, p->norder);
+	p->scanpos = p->info.data_end;
+	p->scanned = 1;
 	return 0;
+}
+
+/* Make the next records ready (P->next < P->nready), reading rounds
+ * until some are: 1, 0 at the end, -1 and ERR on no memory. */
+static int
+next_ready(pcln_perf *p, pcln_err *err)
+{
+	size_t lo, hi;
+	int round;
+
+	while (p->next >= p->nready) {
+		if (p->scanned) {
+			if (p->nready == p->norder)
+				return 0;
+			p->nready = p->norder;	/* the rest (sorted) */
+			break;
+		}
+		/* The records gone out make room. */
+		if (p->next > 0)
+			memmove(p->order, p->order + p->next, (p->norder -
+			    p->next) * sizeof *p->order);
+		p->norder -= p->next;
+		p->nready = p->next = 0;
+		if ((round = scan_round(p, err)) < 0)
+			return -1;
+		sort_order(p->order, p->norder);
+		if (!round)
+			continue;	/* (all of it, above) */
+		/* Those no newer than LIMIT (sorted: the first ones). */
+		for (lo = 0, hi = p->norder; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (p->order[mid].time <= p->limit)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		p->nready = lo;
+		p->limit = p->newest;
+	}
+	return 1;
 }
 
 /* The records in time order are far apart in the file, and each costs
@@ -694,12 +746,16 @@ pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
 
 	pclni_clearerr(err);
 	if (p->ordered) {
-		if (p->next < p->norder) {
+		int r = next_ready(p, err);
+
+		if (r == 1) {
 			prefetch_records(p, p->next);
 			(void)read_at(p, p->order[p->next++].offset, ev,
 			    &next, err);
 			return 1;
 		}
+		if (r < 0)
+			return -1;
 		if (p->damaged) {
 			if (err != NULL)
 				*err = p->damage;

@@ -20,6 +20,10 @@ CASE (default "good") damages it on purpose:
   pipe          a pipe-mode header (size 16)
   bad-attr-size attr_size 12
   bad-sample-type  sample_type with a bit no perf has
+  rounds        six SAMPLEs in three rounds (PERF_RECORD_FINISHED_ROUND),
+                their times (us) 300 100 | 200 400 | 350 250: the 250 is
+                older than the newest before the round before (300), so
+                perf, which sorts a round at a time, puts it after 300
 Prints the byte offset of the damaged field (or -1) on stdout.
 """
 import struct
@@ -74,17 +78,28 @@ def build(case):
                        2000))
     chain = [(1 << 64) - 128, 0xffffffff81000010, (1 << 64) - 512, 0x400010]
     stack = bytes(range(64))
-    sample = struct.pack('<QIIQQ', 0x400010, PID, PID, 4000, 250000)
-    nr = len(chain) if case != 'bad-chain' else 1 << 40
-    sample += struct.pack('<Q', nr) + b''.join(struct.pack('<Q', c)
-                                                for c in chain)
-    sample += struct.pack('<QQQQ', 2, 0, SP, 0x400010)    # abi, bp, sp, ip
-    sample += struct.pack('<Q', 64) + stack + struct.pack('<Q', 64)
-    records.append(struct.pack('<IHH', 9, 2, len(sample) + 8) + sample)
-    records.append(rec(2, 0, struct.pack('<QQ', 1, 5), 5000))
-    records.append(rec(13, 0, struct.pack('<Q', 2), 5500))
-    records.append(rec(4, 0, struct.pack('<IIIIQ', PID, 1, PID, 1, 6000),
-                       6000))
+
+    def sample_rec(time):
+        sample = struct.pack('<QIIQQ', 0x400010, PID, PID, time, 250000)
+        nr = len(chain) if case != 'bad-chain' else 1 << 40
+        sample += struct.pack('<Q', nr) + b''.join(struct.pack('<Q', c)
+                                                    for c in chain)
+        sample += struct.pack('<QQQQ', 2, 0, SP, 0x400010)  # abi bp sp ip
+        sample += struct.pack('<Q', 64) + stack + struct.pack('<Q', 64)
+        return struct.pack('<IHH', 9, 2, len(sample) + 8) + sample
+
+    if case == 'rounds':
+        finished_round = struct.pack('<IHH', 68, 0, 8)
+        for t in (300, 100, None, 200, 400, None, 350, 250):
+            records.append(finished_round if t is None else
+                           sample_rec(t * 1000))
+    else:
+        records.append(sample_rec(4000))
+    if case != 'rounds':
+        records.append(rec(2, 0, struct.pack('<QQ', 1, 5), 5000))
+        records.append(rec(13, 0, struct.pack('<Q', 2), 5500))
+        records.append(rec(4, 0, struct.pack('<IIIIQ', PID, 1, PID, 1,
+                                             6000), 6000))
     damage = -1
     if case in ('zero-size', 'huge-size'):
         r = bytearray(records[1])
