@@ -136,7 +136,7 @@ sorted_view(const pcln_perf_syms *ks, const uint8_t *buf, size_t size)
 	k = (size_t)((const char *)memchr(text, '\n', n) - text) + 1;
 	if ((raw = malloc(k + size + 1)) != NULL) {
 		memcpy(raw + k, buf, size);
-		snprintf(raw, k, "# pcln sorted kallsyms 1 %016zx %016zx "
+		snprintf(raw, k, "# pcln sorted kallsyms 2 %016zx %016zx "
 		    "%016llx", (size_t)0, size,
 		    (unsigned long long)pclnrt_xxh64(buf, size, 0));
 		raw[k - 1] = '\n';
