@@ -83,6 +83,12 @@ compare() {
 		    "$name.stats")"; return; }
 	python3 "$cmp" "$name.perf" "$name.pcln" "$min" >"$name.cmp" ||
 		fail "$name: stacks differ from perf script's"
+	# Every frame has a name or is perf's [unknown]: not a PLT entry
+	# taken for the nameless function a table made from .eh_frame has
+	# over the PLT, not such a function itself ("\t ADDR +0xOFF").
+	! grep -E '^	 *[0-9a-f]+ \+0x' "$name.pcln" >"$name.noname" ||
+		fail "$name: frames printed without a name: $(head -n 3 \
+		    "$name.noname")"
 	echo "== $name"; cat "$name.cmp"; head -n 4 "$name.stats"
 }
 

@@ -37,7 +37,7 @@
 #define MAX_USER	256	/* user frames unwound per sample */
 #define MAX_INLINE	32	/* inlined calls per frame */
 #define MAX_OUT		1024	/* printed frames per sample */
-#define NKMEMO		256	/* kernel pcs remembered */
+#define NKMEMO		2048	/* kernel pcs remembered */
 
 /* Why user stacks ended, and what frames were: the report. */
 struct stats {
@@ -118,6 +118,7 @@ struct perf_cmd {
 		char *text;		/* its line (text output), or NULL */
 		size_t tlen;
 	} kmemo[NKMEMO];
+	uint64_t kused[NKMEMO / 64];	/* the slots with a text to free */
 };
 
 /* A user frame symbolized: its file and line, and its inlined calls
@@ -686,7 +687,10 @@ symbolize(struct perf_cmd *c, const pclnrt_func *f, uint64_t link,
 {
 	size_t n = 0, i;
 
-	s->fname = f->name != NULL ? demangled(c, f->name) : "[unknown]";
+	/* A function without a name (a table made from .eh_frame has
+	 * one for each FDE no symbol names) is perf's "[unknown]". */
+	s->fname = f->name != NULL && f->name[0] != '\0' ?
+	    demangled(c, f->name) : NULL;
 	s->file = NULL;
 	s->line = 0;
 	(void)pclnrt_funcline_cached(f, link, &s->file, &s->line, &c->cache);
@@ -703,7 +707,6 @@ kernel_frame(struct perf_cmd *c, uint64_t pc)
 {
 	const char *name = NULL, *mod = NULL;
 	uint64_t start = 0;
-
 	struct kmemo *k = NULL;
 	size_t at;
 
@@ -752,8 +755,11 @@ kernel_frame(struct perf_cmd *c, uint64_t pc)
 	/* The line push just made (text output; none past MAX_OUT). */
 	if (k != NULL && c->fl == NULL && !c->fb.bad && c->fb.len > at &&
 	    (k->text = malloc(c->fb.len - at)) != NULL) {
+		size_t i = (size_t)(k - c->kmemo);
+
 		memcpy(k->text, c->fb.b + at, c->fb.len - at);
 		k->tlen = c->fb.len - at;
+		c->kused[i / 64] |= (uint64_t)1 << i % 64;
 	}
 }
 
@@ -869,8 +875,9 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 			line = calls[i].line;
 			c->st.frames_inline++;
 		}
-		push(c, s->fname, FK_USER, file, line, fr->lookup, off,
-		    fr->object);
+		push(c, s->fname != NULL ? s->fname : "[unknown]",
+		    s->fname != NULL ? FK_USER : FK_UNKNOWN, file, line,
+		    fr->lookup, off, fr->object);
 		c->defer = 0;
 		if (c->fl == NULL)
 			frame_text(c, s != &one && s->t != NULL &&
@@ -1524,7 +1531,8 @@ out:
 	for (size_t i = 0; i < c->npmaps; i++)
 		pcln_perf_syms_free(c->pmaps[i].syms);
 	for (size_t i = 0; i < NKMEMO; i++)
-		free(c->kmemo[i].text);
+		if (c->kused[i / 64] >> i % 64 & 1)
+			free(c->kmemo[i].text);
 	free(c->pmaps);
 	for (size_t i = 0; i < c->capdem; i++)
 		free(c->dem[i].own);

@@ -370,6 +370,20 @@ classify(struct proc *pr, uint64_t pc, uint64_t look, pcln_perf_frame *fr)
 		fr->where = PCLN_PERF_IN_NOFUNC;
 }
 
+/* Is PC in a PLT entry of its object (named by the stubs its caller
+ * gave)? */
+static int
+in_stub(struct proc *pr, uint64_t pc)
+{
+	const pcln_object *o;
+	const struct object *po;
+	uint64_t bias;
+
+	return (o = pcln_aspace_object(pr->as, pc, &bias)) != NULL &&
+	    (po = o->user) != NULL && po->t.stubs != NULL &&
+	    pcln_perf_syms_find(po->t.stubs, pc - bias, NULL, NULL) != NULL;
+}
+
 int
 pcln_perf_resolve(pcln_perf_space *s, uint32_t pid, uint64_t pc,
     int retaddr, pcln_perf_frame *frame)
@@ -488,7 +502,13 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	mem.data = ev->u.sample.stack;
 	mem.len = ev->u.sample.stack != NULL ? ev->u.sample.stack_dyn : 0;
 	mem.hi = 0;
-	walk(pr, &mem, ip, sp, bp, 0, frames, &out, max, &si);
+	/* A pc in a PLT entry is the entry's, even where a table covers the
+	 * PLT too (a table made from .eh_frame has its FDE, nameless, whose
+	 * CFA rule is an expression): named and stepped over below. */
+	if (in_stub(pr, ip))
+		si.reason = PCLNRT_STOP_UNKNOWN_PC;
+	else
+		walk(pr, &mem, ip, sp, bp, 0, frames, &out, max, &si);
 	if (mem.data != NULL && ev->raw != NULL && mem.data > ev->raw)
 		pclni_perf_used(p, (size_t)(mem.data - ev->raw) +
 		    (size_t)mem.hi);
