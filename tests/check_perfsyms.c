@@ -227,6 +227,24 @@ ifunc_ok(const char *file, unsigned long long addr, const char *abs,
 	return any ? ok : strcmp(got, abs) == 0;
 }
 
+/* FILE read whole (malloc'ed), its length in *LEN. */
+static uint8_t *
+read_whole(const char *file, size_t *lenp)
+{
+	size_t len = 0, cap = 1 << 20, r;
+	uint8_t *img;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(f = fopen(file, "rb"));
+	ck_assert_ptr_nonnull(img = malloc(cap));
+	while ((r = fread(img + len, 1, cap - len, f)) > 0)
+		if ((len += r) == cap)
+			ck_assert_ptr_nonnull(img = realloc(img, cap *= 2));
+	fclose(f);
+	*lenp = len;
+	return img;
+}
+
 /* The PLT stubs of FILE, against objdump's labels
  * ("0000000000001030 <memcpy@plt>:"): every one found by address with
  * the same name, and as many of them; LAZY: from
@@ -238,16 +256,11 @@ plt_against_objdump(const char *file, int lazy)
 	int sec;
 	FILE *f;
 	uint8_t *img;
-	size_t len = 0, cap = 1 << 20, r, seen = 0;
+	size_t len = 0, seen = 0;
 	pcln_perf_syms *p;
 	pcln_err err;
 
-	ck_assert_ptr_nonnull(f = fopen(file, "rb"));
-	ck_assert_ptr_nonnull(img = malloc(cap));
-	while ((r = fread(img + len, 1, cap - len, f)) > 0)
-		if ((len += r) == cap)
-			ck_assert_ptr_nonnull(img = realloc(img, cap *= 2));
-	fclose(f);
+	img = read_whole(file, &len);
 	p = lazy ? pcln_perf_syms_plt_lazy(img, len, &err) :
 	    pcln_perf_syms_plt(img, len, &err);
 	ck_assert_msg(p != NULL, "%s: %s", file, err.msg);
@@ -323,18 +336,12 @@ START_TEST(test_plt_lazy)
 	pcln_perf_syms *now, *later;
 	pcln_err err;
 	uint8_t *img;
-	size_t len = 0, cap = 1 << 20, r;
+	size_t len = 0;
 	uint64_t at;
-	FILE *f;
 
 	ck_assert_int_gt(k, 0);
 	exe[k] = '\0';
-	ck_assert_ptr_nonnull(f = fopen(exe, "rb"));
-	ck_assert_ptr_nonnull(img = malloc(cap));
-	while ((r = fread(img + len, 1, cap - len, f)) > 0)
-		if ((len += r) == cap)
-			ck_assert_ptr_nonnull(img = realloc(img, cap *= 2));
-	fclose(f);
+	img = read_whole(exe, &len);
 	ck_assert_ptr_nonnull(now = pcln_perf_syms_plt(img, len, &err));
 	ck_assert_ptr_nonnull(later = pcln_perf_syms_plt_lazy(img, len, &err));
 	ck_assert_int_eq(pcln_elf_find_section(img, len, ".rela.plt", &rela,

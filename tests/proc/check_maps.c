@@ -470,6 +470,20 @@ read_stack(void *arg, uint64_t addr, uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* The code of /fake/lib.so (build-id ab cd) mapped at 0x7f0000001000
+ * from file offset 0x1000, into AS. */
+static void
+map_lib(pcln_aspace *as)
+{
+	pcln_mapping m = mk(0x7f0000001000ull, 0x7f0000002000ull, 0x1000,
+	    "/fake/lib.so");
+
+	m.build_id[0] = 0xab;
+	m.build_id[1] = 0xcd;
+	m.build_id_len = 2;
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+}
+
 START_TEST(test_provider)
 {
 	struct prov pv;
@@ -492,11 +506,7 @@ START_TEST(test_provider)
 	ck_assert_ptr_nonnull(as);
 	/* The code mapped at 0x7f0000001000 from file offset 0x1000: with
 	 * p_vaddr - p_offset 0 the bias is 0x7f0000000000. */
-	m = mk(0x7f0000001000ull, 0x7f0000002000ull, 0x1000, "/fake/lib.so");
-	m.build_id[0] = 0xab;
-	m.build_id[1] = 0xcd;
-	m.build_id_len = 2;
-	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	map_lib(as);
 	m = mk(0x7f0000003000ull, 0x7f0000004000ull, 0, "/fake/other.so");
 	m.build_id[0] = 0xab;
 	m.build_id[1] = 0xcd;
@@ -550,12 +560,7 @@ START_TEST(test_provider)
 	 * mapping recorded again): the same object at the same bias,
 	 * walked the same. */
 	for (i = 0; i < 3; i++) {
-		m = mk(0x7f0000001000ull, 0x7f0000002000ull, 0x1000,
-		    "/fake/lib.so");
-		m.build_id[0] = 0xab;
-		m.build_id[1] = 0xcd;
-		m.build_id_len = 2;
-		ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+		map_lib(as);
 		n = pcln_aspace_unwind(as, &r, 0, read_stack, NULL, fr, 8,
 		    &stop);
 		ck_assert_msg(n == 3, "walk %d: %zu frames, stop %d", i, n,
@@ -577,12 +582,7 @@ START_TEST(test_provider)
 	 * misses.  After 2,048 misses (half its entries) the cache grows
 	 * four times, and the walks go on the same. */
 	for (i = 0; nsteps == 4096 && i < 1000; i++) {
-		m = mk(0x7f0000001000ull, 0x7f0000002000ull, 0x1000,
-		    "/fake/lib.so");
-		m.build_id[0] = 0xab;
-		m.build_id[1] = 0xcd;
-		m.build_id_len = 2;
-		ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+		map_lib(as);
 		ck_assert_uint_eq(pcln_aspace_unwind(as, &r, 0, read_stack,
 		    NULL, fr, 8, &stop), 3);
 		ck_assert_str_eq(fr[1].func.name, "f");
