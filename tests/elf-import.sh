@@ -15,7 +15,10 @@
 #  - a .text whose header claims 2^40 bytes keeps every function, with a
 #    warning; the summary line is printed without -v;
 #  - an FDE that reads well but whose instructions libdw cannot execute:
-#    a warning naming the FDE's byte offset and the function, exit 0.
+#    a warning naming the FDE's byte offset and the function, exit 0;
+#  - labels (STT_NOTYPE, as ld.so's _start): a function of their own
+#    outside every function symbol, not within one or at one's address,
+#    as binutils' addr2line names them.
 
 . "${top_srcdir:-.}/tests/lib.sh"
 DUMP=$D
@@ -206,6 +209,59 @@ if gcc -O2 -g -o badcfi badcfi-main.c badcfi.s 2>badcfi.cc.err; then
 else
 	cat badcfi.cc.err >&2
 	fail "badcfi: gcc"
+fi
+
+# --- labels ---------------------------------------------------------------
+# "untyped" has no .type (ld.so's _start and _dl_start_user are such);
+# "inner" is a label within sized's code, "alias_label" one at fn2's
+# address: both name nothing.
+cat >labels.s <<'EOF'
+	.text
+	.globl	sized
+	.type	sized, @function
+sized:
+	nop
+	nop
+inner:
+	nop
+	ret
+	.size	sized, .-sized
+	.globl	untyped
+untyped:
+	nop
+	nop
+	ret
+alias_label:
+	.globl	fn2
+	.type	fn2, @function
+fn2:
+	nop
+	ret
+	.size	fn2, .-fn2
+	.section .note.GNU-stack,"",@progbits
+EOF
+printf 'void sized(void), untyped(void), fn2(void);\nint main(void) { sized(); untyped(); fn2(); return 0; }\n' >labels-main.c
+if gcc -O2 -g -o labels labels-main.c labels.s 2>labels.cc.err; then
+	"$LD" --elf labels -o labels.pcln -v 2>labels.err ||
+		{ cat labels.err >&2; fail "labels: pclnld exit $?"; }
+	grep -q ', 1 labels;' labels.err ||
+		fail "labels: not one label made a function: $(sed -n 2p labels.err)"
+	for s in sized:sized inner:sized untyped:untyped alias_label:fn2; do
+		sym=${s%%:*} want=${s#*:}
+		at=$(nm labels | awk -v s="$sym" '$3 == s { print $1 }')
+		at=0x$(printf %x $((0x$at + 1)))
+		got=$(a2l labels.pcln "$at")
+		ref=$(addr2line -f -e labels "$at" | head -n 1)
+		case "$got" in
+		"$want "*) ;;
+		*) fail "labels: $sym+1 ($at) is '$got', expected $want";;
+		esac
+		[ "$ref" = "$want" ] ||
+			fail "labels: addr2line says $ref at $sym+1, the test $want"
+	done
+else
+	cat labels.cc.err >&2
+	fail "labels: gcc"
 fi
 
 [ $fails -eq 0 ]

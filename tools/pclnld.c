@@ -258,9 +258,10 @@ static void
 print_dwarf_stats(const pcln_dwarf_stats *d)
 {
 	fprintf(stderr, "%s: %zu function symbols, %zu aliases folded, %zu "
-	    "zero-sized, %zu cut; %zu functions (%zu named by DWARF, %zu "
-	    "unnamed from FDEs)\n", prog, d->nsyms, d->naliases, d->nzero,
-	    d->ncut, d->nfunc, d->ndwarfnames, d->nfde_funcs);
+	    "zero-sized, %zu cut, %zu labels; %zu functions (%zu named by "
+	    "DWARF, %zu unnamed from FDEs)\n", prog, d->nsyms, d->naliases,
+	    d->nzero, d->ncut, d->nlabels, d->nfunc, d->ndwarfnames,
+	    d->nfde_funcs);
 	fprintf(stderr, "%s: %zu compile units, %zu line rows, %zu functions "
 	    "with lines\n", prog, d->ncu, d->nlinerows, d->nlinefuncs);
 	fprintf(stderr, "%s: %zu CFI rows, %zu sp-based, %zu frame-pointer-"

@@ -36,6 +36,7 @@ struct sym {
 	uint64_t addr, size, secend;
 	const char *name;
 	int rank;		/* lower is preferred */
+	int label;		/* STT_NOTYPE: an assembler label */
 	long f;			/* builder handle, once added */
 };
 

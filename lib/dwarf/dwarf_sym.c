@@ -17,15 +17,19 @@ struct extent {
 	int known;
 };
 
+/* A label (STT_NOTYPE) ranks after every function symbol: it names
+ * code only where no function symbol does. */
+#define LABEL_RANK	8
+
 static int
 symrank(const GElf_Sym *s, const char *name)
 {
-	int r;
+	int r = GELF_ST_TYPE(s->st_info) == STT_NOTYPE ? LABEL_RANK : 0;
 
 	switch (GELF_ST_BIND(s->st_info)) {
-	case STB_GLOBAL: r = 0; break;
-	case STB_WEAK: r = 2; break;
-	default: r = 4; break;
+	case STB_GLOBAL: break;
+	case STB_WEAK: r += 2; break;
+	default: r += 4; break;
 	}
 	if (name[0] == '_')
 		r++;
@@ -128,6 +132,7 @@ add_sym(struct imp *im, const GElf_Sym *s, const char *name,
 	y->secend = x->hi;
 	y->name = name;
 	y->rank = symrank(s, name);
+	y->label = GELF_ST_TYPE(s->st_info) == STT_NOTYPE;
 	return 0;
 }
 
@@ -166,7 +171,10 @@ code_ndx(const struct imp *im, uint64_t addr)
 	return 0;
 }
 
-/* Collect function symbols from the symbol table of type TYPE in SRC
+/* Collect function symbols and labels (STT_NOTYPE: the entry points
+ * of assembly code without ".type", ld.so's _start and _dl_start_user,
+ * which binutils' addr2line and perf name too) from the symbol table of
+ * type TYPE in SRC
  * (the file, or its debug file or MiniDebugInfo, whose sections have no
  * bytes: the code is the file's, at the same address): 1 if there is
  * one, 0 if not, -1 on error. */
@@ -201,7 +209,8 @@ read_symtab(struct imp *im, Elf *src, Elf64_Word type, struct extent *ext,
 			if (gelf_getsym(data, (int)i, &s) == NULL)
 				continue;
 			t = GELF_ST_TYPE(s.st_info);
-			if ((t != STT_FUNC && t != STT_GNU_IFUNC) ||
+			if ((t != STT_FUNC && t != STT_GNU_IFUNC &&
+			    t != STT_NOTYPE) ||
 			    s.st_shndx == SHN_UNDEF || s.st_shndx >= srcnum ||
 			    s.st_shndx >= SHN_LORESERVE)
 				continue;
@@ -229,13 +238,17 @@ read_symtab(struct imp *im, Elf *src, Elf64_Word type, struct extent *ext,
 	return found;
 }
 
-/* Sort, fold aliases, size zero-sized symbols, cut overlaps. */
+/* Sort, fold aliases, drop labels within functions, size zero-sized
+ * symbols, cut overlaps. */
 static void
 fold_syms(struct imp *im)
 {
-	size_t i, j, n = 0;
+	size_t i, j, n = 0, nlabels = 0;
+	uint64_t covered = 0;	/* the end of the function symbols so far */
 
-	im->st->nsyms = im->nsyms;
+	im->st->nsyms = 0;
+	for (i = 0; i < im->nsyms; i++)
+		im->st->nsyms += !im->syms[i].label;
 	if (im->nsyms == 0)
 		return;
 	qsort(im->syms, im->nsyms, sizeof *im->syms, cmpsym);
@@ -243,15 +256,27 @@ fold_syms(struct imp *im)
 		uint64_t size = im->syms[i].size;
 		for (j = i + 1; j < im->nsyms &&
 		    im->syms[j].addr == im->syms[i].addr; j++) {
+			if (im->syms[j].label)
+				continue;	/* a function's own label */
 			if (im->syms[j].size > size)
 				size = im->syms[j].size;
 			im->st->naliases++;
 		}
+		/* A label is a function of its own only outside every
+		 * function symbol's code: within one it is a branch
+		 * target, and its function keeps the name. */
+		if (im->syms[i].label) {
+			if (im->syms[i].addr < covered)
+				continue;
+			nlabels++;
+		} else if (im->syms[i].addr + size > covered)
+			covered = im->syms[i].addr + size;
 		im->syms[n] = im->syms[i];
 		im->syms[n].size = size;
 		n++;
 	}
 	im->nsyms = n;
+	im->st->nlabels = nlabels;
 	for (i = 0; i < n; i++) {
 		struct sym *y = &im->syms[i];
 		uint64_t lim = y->secend;

@@ -4,7 +4,10 @@
  *
  * What becomes what:
  *  - functions: STT_FUNC / STT_GNU_IFUNC symbols of .symtab (else
- *    .dynsym) defined in an executable section.  Aliases at one address
+ *    .dynsym) defined in an executable section, and the labels there
+ *    (named STT_NOTYPE symbols: assembly entry points without ".type",
+ *    as ld.so's _start) that no function symbol's code holds, as
+ *    binutils' addr2line and perf name them.  Aliases at one address
  *    are folded to one name (global before weak before local, then the
  *    name without a leading '_', then the shortest, then the smallest in
  *    byte order).  A zero-sized symbol extends to the next symbol or the
@@ -127,6 +130,8 @@ typedef struct pcln_dwarf_stats {
 	size_t nskeleton;		/* split-DWARF skeleton units */
 	size_t nsplit;			/* of which their split unit was
 					 * read (.dwo or .dwp) */
+	size_t nlabels;			/* labels (STT_NOTYPE) made
+					 * functions */
 } pcln_dwarf_stats;
 
 /* A warning: MSG names the file, the section and the byte offset of
