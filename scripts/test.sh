@@ -9,7 +9,18 @@
 # 32 minutes on a slow day of this guest with 30, and CI aims at 30).
 set -eu
 cd "$(dirname "$0")/.."
+# Each step's time, printed as it ends and again at the end ("test.sh:
+# times: setup 95 s, check 480 s, ..."), for a run that is too slow.
+times=
+t0=$(date +%s)
+took() {	# STEP: the time since the last step ended
+	t1=$(date +%s)
+	times="$times${times:+, }$1 $((t1 - t0)) s"
+	echo "test.sh: $1 took $((t1 - t0)) s"
+	t0=$t1
+}
 ./scripts/setup.sh
+took setup
 cd _build
 rc=0
 make -j"$(nproc)" check || rc=$?
@@ -18,12 +29,19 @@ if [ "$rc" -ne 0 ]; then
 	echo "test.sh: make check failed" >&2
 	exit "$rc"
 fi
+took check
 make -j"$(nproc)" distcheck
+took distcheck
 cd ..
 ./scripts/intree.sh
+took intree
 ./scripts/sanitize.sh
+took sanitize
 ./scripts/tsan.sh
+took tsan
 FUZZ_SECONDS=${FUZZ_SECONDS:-20} ./scripts/fuzz.sh
+took fuzz
+echo "test.sh: times: $times"
 # The closing line: the main build's count (every later step passed, or
 # set -e would have stopped us).
 ./scripts/summary.sh _build | tail -n 1
