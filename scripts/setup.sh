@@ -12,7 +12,9 @@ top=$(pwd)
 # builds from their sources.
 # debuginfod ... xz-utils: finding debug information (lib/find): debuginfod
 # and its client library, libzstd, liblzma and xz (its tests also use
-# elfutils' eu-addr2line and libc6-dbg's debug files, below).
+# elfutils' eu-addr2line and libc6-dbg's debug files, below); libzstd also
+# reads perf record -z's profiles, and zstd makes them in
+# tests/perf-badinput.sh.
 # libbpf-dev bpftool: the BPF build of the runtime (bpf/).
 # elfutils (eu-stack, eu-addr2line), gdb, libc6-dbg (gdb's libc frames
 # by name), util-linux (setpriv): the whole-process tests compare with
@@ -23,7 +25,7 @@ gdb llvm
 libiberty-dev
 linux-perf
 googletest libstb-dev
-debuginfod libdebuginfod-dev libzstd-dev liblzma-dev xz-utils
+debuginfod libdebuginfod-dev libzstd-dev liblzma-dev xz-utils zstd
 libbpf-dev bpftool
 elfutils gdb libc6-dbg util-linux"
 missing=

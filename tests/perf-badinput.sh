@@ -69,6 +69,32 @@ got=$(sed -n 's/^prog  4242 *\([0-9.]*\): .*/\1/p' rounds.out | tr '\n' ' ')
 [ "$got" = "0.000100 0.000200 0.000300 0.000250 0.000350 0.000400 " ] ||
 	fail "rounds: samples in the order $got"
 
+# perf record -z: the records in a zstd stream cut into COMPRESSED
+# records (inside records): read as if they were not compressed; a
+# stream that is not zstd, or that ends inside a record, is damage at
+# its offset, after the records before it.  A build without libzstd says
+# it cannot read them.
+if ! command -v zstd >/dev/null 2>&1; then
+	fail "the compressed cases need the zstd command (Debian: zstd)"
+elif grep -q '^#define HAVE_LIBZSTD 1' "$top_builddir/config.h"; then
+	expect compressed 0 '5 events lost \(1 LOST records\), 2 samples lost'
+	ncase=$((ncase + 1))
+	cmp -s good.out compressed.out ||
+		fail "compressed: not good's output: $(diff good.out \
+		    compressed.out | head -n 4)"
+	"$D" perf -i compressed.data --stats >/dev/null 2>compressed.stats
+	grep -q ' 3 compressed records (perf record -z), 7 records in them' \
+	    compressed.stats ||
+		fail "compressed: --stats: $(head -n 2 compressed.stats)"
+	expect compressed-bad 1 'COMPRESSED record at offset @OFF@: zstd: Unknown frame descriptor'
+	expect compressed-cut 1 'the COMPRESSED records end inside a record \(28 bytes of it\)'
+	ncase=$((ncase + 1))
+	grep -q '^prog  4242 ' compressed-cut.out ||
+		fail "compressed-cut: the sample before the cut is not printed"
+else
+	expect compressed 0 '3 compressed records \(perf record -z\) not read: pclndump was built without libzstd'
+fi
+
 # Framing damage ends the walk at the record, with its offset.
 expect zero-size 1 'record at offset @OFF@: size 0, expected at least 8'
 expect huge-size 1 'record at offset @OFF@: size 65528 runs past the data'
@@ -100,7 +126,8 @@ rc=0; "$D" perf -i missing.data 2>missing.err || rc=$?
 	fail "missing: exit $rc: $(cat missing.err)"
 
 # Every truncation of the sound file, and every single-byte change of
-# its data section: never a crash (a signal gives a status above 128).
+# it and of its compressed form: never a crash (a signal gives a status
+# above 128).
 ncase=$((ncase + 1))
 len=$(wc -c <good.data)
 i=0
@@ -113,7 +140,9 @@ while [ "$i" -lt "$len" ]; do
 	fi
 	i=$((i + 7))
 done
-python3 - good.data "$D" <<'EOF' || fail "flipped bytes: a crash"
+[ -f compressed.data ] || cp good.data compressed.data
+for f in good compressed; do
+python3 - $f.data "$D" <<'EOF' || fail "flipped bytes of $f.data: a crash"
 import subprocess, sys
 data = open(sys.argv[1], 'rb').read()
 for off in range(0, len(data), 3):
@@ -127,6 +156,7 @@ for off in range(0, len(data), 3):
         print('offset %d: exit %d' % (off, r.returncode))
         sys.exit(1)
 EOF
+done
 
 # --svg into a directory that does not exist: an error, no file.
 ncase=$((ncase + 1))

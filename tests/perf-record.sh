@@ -7,8 +7,8 @@
 # own code, and a C++ program (std::sort, std::map, a virtual call),
 # both gcc -O2 -g without frame pointers.  Each is recorded with
 # `perf record --call-graph dwarf` (user registers and stack copies),
-# and the C program once more, built with frame pointers, with
-# `perf record -g`.  For every profile the stacks pclndump perf unwinds
+# the C program also with -z (its records compressed), and once more,
+# built with frame pointers, with `perf record -g`.  For every profile the stacks pclndump perf unwinds
 # and names must equal perf script's for at least 99% of samples
 # (tests/perf/compare.py: per frame, inlined frames included, both
 # sides normalized the same way; the rest is listed by kind).  Then:
@@ -94,6 +94,18 @@ compare() {
 
 record c.data --call-graph dwarf ./cprog 600 >/dev/null &&
 	compare c-dwarf c.data 99
+# perf record -z: the records in a zstd stream (lib/perf decompresses
+# them with libzstd), the stacks as perf script reads them.
+if grep -q '^#define HAVE_LIBZSTD 1' "$top_builddir/config.h"; then
+	record cz.data -z --call-graph dwarf ./cprog 300 >/dev/null &&
+		compare c-dwarf-z cz.data 99 &&
+		grep -Eq ' [1-9][0-9]* compressed records \(perf record -z\), [1-9][0-9]* records in them' \
+		    c-dwarf-z.stats ||
+		fail "c-dwarf-z: no compressed records read: $(head -n 2 \
+		    c-dwarf-z.stats)"
+else
+	echo "note: built without libzstd: perf record -z not compared"
+fi
 # C++ names compared as stored: perf script demangles without
 # parameters, pclndump as addr2line -C does (with them).
 popts=--no-demangle

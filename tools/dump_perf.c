@@ -1176,8 +1176,10 @@ report(struct perf_cmd *c, int full)
 	uint64_t notable = s->frames_where[PCLN_PERF_IN_NOTABLE];
 
 	pcln_perf_space_counts(c->space, &nobj, &ntab);
+	uint64_t ndecomp = pcln_perf_decompressed(c->p);
+
 	if (!full && s->lost == 0 && s->lost_samples == 0 && s->bad == 0 &&
-	    s->compressed == 0)
+	    (s->compressed == 0 || pcln_perf_zstd()))
 		return;
 	if (s->lost > 0 || s->lost_samples > 0)
 		fprintf(o, "%s: perf: %" PRIu64 " events lost (%" PRIu64
@@ -1186,11 +1188,16 @@ report(struct perf_cmd *c, int full)
 	if (s->bad > 0)
 		fprintf(o, "%s: perf: %" PRIu64 " damaged records skipped; "
 		    "the first: %s\n", dump_prog, s->bad, s->firstbad);
-	if (s->compressed > 0)
+	if (s->compressed > 0 && !pcln_perf_zstd())
 		fprintf(o, "%s: perf: %" PRIu64 " compressed records (perf "
-		    "record -z) not read\n", dump_prog, s->compressed);
+		    "record -z) not read: pclndump was built without "
+		    "libzstd\n", dump_prog, s->compressed);
 	if (!full)
 		return;
+	if (s->compressed > 0 && pcln_perf_zstd())
+		fprintf(o, "%s: perf: %" PRIu64 " compressed records (perf "
+		    "record -z), %" PRIu64 " records in them\n", dump_prog,
+		    s->compressed, ndecomp);
 	fprintf(o, "%s: perf: %" PRIu64 " records, %" PRIu64 " samples: %"
 	    PRIu64 " user stacks unwound, %" PRIu64 " from frame-pointer "
 	    "call chains, %" PRIu64 " user pc only, %" PRIu64

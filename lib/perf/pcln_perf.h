@@ -271,6 +271,15 @@ int pcln_perf_reg(const pcln_perf *p, const pcln_perf_event *ev,
     unsigned reg, uint64_t *v);
 /* The name of record type TYPE ("MMAP2"), or NULL. */
 const char *pcln_perf_record_name(uint32_t type);
+/* perf record -z: each PERF_RECORD_COMPRESSED is returned, then the
+ * records it holds (decompressed with libzstd; their OFFSET is the
+ * COMPRESSED record's, their pointers valid until the next call).  The
+ * count of records read from them so far: 0 for a library built without
+ * libzstd, which returns COMPRESSED records only. */
+uint64_t pcln_perf_decompressed(const pcln_perf *p);
+/* 1 if this library reads perf record -z's records (built with libzstd),
+ * else 0. */
+int pcln_perf_zstd(void);
 
 /* --- text symbol tables: kallsyms, perf map files --------------------- */
 

@@ -587,6 +587,7 @@ pcln_perf_close(pcln_perf *p)
 	free(p->buildids);
 	free(p->cmdline);
 	free(p->order);
+	pclni_perf_free_chunks(p);
 	free(p);
 }
 

@@ -14,10 +14,29 @@ struct perf_idmap {
 	size_t attr;
 };
 
-/* A record of the data section, for the time-ordered walk. */
+/* A record of the data section, for the time-ordered walk: OFFSET is
+ * its byte offset in the file, or (PERF_VOFF_CHUNK set) the chunk and
+ * the byte offset in it of a record that came compressed. */
 struct perf_recidx {
 	uint64_t time;
 	uint64_t offset;
+};
+
+#define PERF_SPARES		8
+#define PERF_VOFF_CHUNK		(UINT64_C(1) << 63)
+#define PERF_VOFF_SHIFT		40	/* the chunk's id above this */
+#define PERF_VOFF_MASK		((UINT64_C(1) << PERF_VOFF_SHIFT) - 1)
+
+/* The records of one PERF_RECORD_COMPRESSED (perf record -z), as
+ * decompressed: DATA[0..LEN) is whole records, the first ones perhaps
+ * begun in the record before (perf cuts its zstd stream anywhere).
+ * Freed once every record framed in it went out and the caller moved
+ * on. */
+struct perf_chunk {
+	uint8_t *data;
+	size_t len, cap;
+	uint64_t file_off;		/* of the COMPRESSED record */
+	size_t pending;			/* its records not yet gone out */
 };
 
 struct pcln_perf {
@@ -59,7 +78,30 @@ struct pcln_perf {
 	 * bytes from its start that the last sample's walk read, told
 	 * by pclni_perf_used (lib/perf/perf_space.c). */
 	size_t pf_bytes;
+	/* perf record -z (perf_record.c, decompress): the zstd stream runs
+	 * through every COMPRESSED record; CHUNKS[0..NCHUNKS) are those of
+	 * ids CHUNK0.., freed from the front; TAIL[0..NTAIL) the start of a
+	 * record the last one cut (CAPTAIL bytes). */
+	void *zds;			/* ZSTD_DStream, NULL before one */
+	struct perf_chunk *chunks;
+	size_t nchunks, capchunks;
+	uint64_t chunk0;
+	uint8_t *tail;
+	size_t ntail, captail;
+	uint8_t *spare[PERF_SPARES];	/* freed chunks' buffers, for the
+					 * next (no page faults, no copies
+					 * as a buffer grows) */
+	size_t sparecap[PERF_SPARES];
+	size_t chunk_hint;		/* the largest a chunk needed */
+	uint64_t done_chunk;		/* 1 + the id of the chunk whose last
+					 * record went out, or 0 */
+	uint64_t ndecomp;		/* records read from them */
+	uint64_t upos;			/* the unordered walk in a chunk, or
+					 * 0 */
 };
+
+/* Free what perf record -z's records took (perf_record.c). */
+void pclni_perf_free_chunks(pcln_perf *p);
 
 /* The walk of the sample at REC read its record up to REC + BYTES. */
 void pclni_perf_used(const pcln_perf *p, size_t bytes);

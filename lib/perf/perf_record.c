@@ -14,10 +14,21 @@
  * with an error at the record's offset: nothing after it can be found.
  * A record whose size is sound but whose fields are not is returned
  * marked bad, and the walk goes on.
+ *
+ * perf record -z writes the records as one zstd stream, cut into
+ * PERF_RECORD_COMPRESSED records at any byte (perf's
+ * zstd_compress_stream_to_records); FINISHED_ROUND stays outside.  Each
+ * COMPRESSED record goes out as it is, then the records it holds, in a
+ * chunk of their own (struct perf_chunk), whose offset they carry.
  */
+#include <config.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef HAVE_LIBZSTD
+#include <zstd.h>
+#endif
 
 #include "perf_internal.h"
 
@@ -459,6 +470,57 @@ parse_body(pcln_perf *p, pcln_perf_event *ev)
 	return 0;
 }
 
+static struct perf_chunk *
+chunk_of(pcln_perf *p, uint64_t voff)
+{
+	return &p->chunks[((voff & ~PERF_VOFF_CHUNK) >> PERF_VOFF_SHIFT) -
+	    p->chunk0];
+}
+
+/* The bytes from R that record R's framing spans: its size, and an
+ * AUXTRACE's payload (R has AVAIL bytes, at least 16 for an AUXTRACE). */
+static uint64_t
+extent(const pcln_perf *p, const uint8_t *r)
+{
+	uint64_t n = perf_u16(p, r + 6);
+
+	if (perf_u32(p, r) == PCLN_PERF_RECORD_AUXTRACE && n >= 16)
+		n += perf_u64(p, r + 8);
+	return n;
+}
+
+static void
+parse(pcln_perf *p, pcln_perf_event *ev)
+{
+	if (ev->type == PCLN_PERF_RECORD_SAMPLE)
+		(void)parse_sample(p, ev);
+	else if (ev->type < PCLN_PERF_RECORD_USER_FIRST)
+		(void)parse_body(p, ev);
+}
+
+/* The record at VOFF of a chunk (its framing checked by frame_chunk)
+ * into EV, as read_at; its offset is its COMPRESSED record's. */
+static void
+read_chunk(pcln_perf *p, uint64_t voff, pcln_perf_event *ev, uint64_t *next)
+{
+	struct perf_chunk *c = chunk_of(p, voff);
+	const uint8_t *r = c->data + (voff & PERF_VOFF_MASK);
+
+	memset(ev, 0, sizeof *ev);
+	ev->offset = c->file_off;
+	ev->raw = r;
+	ev->type = perf_u32(p, r);
+	ev->misc = perf_u16(p, r + 4);
+	ev->size = perf_u16(p, r + 6);
+	*next = voff + extent(p, r);
+	/* The last: freed at the next call. */
+	if (c->pending > 0 && --c->pending == 0)
+		p->done_chunk = ((voff & ~PERF_VOFF_CHUNK) >> PERF_VOFF_SHIFT) +
+		    1;
+	p->ndecomp++;
+	parse(p, ev);
+}
+
 /* Read the record framing at OFF into EV and parse it; *NEXT gets the
  * next record's offset.  -1 and ERR on framing damage. */
 static int
@@ -468,6 +530,10 @@ read_at(pcln_perf *p, uint64_t off, pcln_perf_event *ev, uint64_t *next,
 	uint64_t end = p->info.data_end, step;
 	const uint8_t *r;
 
+	if (off & PERF_VOFF_CHUNK) {
+		read_chunk(p, off, ev, next);
+		return 0;
+	}
 	memset(ev, 0, sizeof *ev);
 	ev->offset = off;
 	if (end - off < 8)
@@ -506,10 +572,7 @@ read_at(pcln_perf *p, uint64_t off, pcln_perf_event *ev, uint64_t *next,
 		step += pay;
 	}
 	*next = off + step;
-	if (ev->type == PCLN_PERF_RECORD_SAMPLE)
-		(void)parse_sample(p, ev);
-	else if (ev->type < PCLN_PERF_RECORD_USER_FIRST)
-		(void)parse_body(p, ev);
+	parse(p, ev);
 	return 0;
 }
 
@@ -611,6 +674,288 @@ frame_at(pcln_perf *p, uint64_t off, uint32_t *type, uint16_t *size,
 	return 0;
 }
 
+/* --- perf record -z ---------------------------------------------------- */
+
+/* What one COMPRESSED record may decompress to (perf's are at most its
+ * ring buffer, 512 KiB by default): beyond, the file is taken for
+ * damaged, not a reason to allocate gigabytes. */
+#define CHUNK_MAX	((size_t)256 << 20)
+#define CHUNK_IDS	(UINT64_C(1) << (63 - PERF_VOFF_SHIFT))
+
+/* A chunk's buffer of at least WANT bytes (its size in *CAP): a spare
+ * one if one is large enough, else a new one.  NULL: no memory. */
+static uint8_t *
+buf_get(pcln_perf *p, size_t want, size_t *cap)
+{
+	size_t i;
+	uint8_t *b;
+
+	for (i = 0; i < PERF_SPARES; i++)
+		if (p->spare[i] != NULL && p->sparecap[i] >= want) {
+			b = p->spare[i];
+			*cap = p->sparecap[i];
+			p->spare[i] = NULL;
+			return b;
+		}
+	*cap = want;
+	return malloc(want);
+}
+
+/* B (CAP bytes) is free: kept for the next chunk, or freed. */
+static void
+buf_put(pcln_perf *p, uint8_t *b, size_t cap)
+{
+	size_t i, small = 0;
+
+	if (b == NULL)
+		return;
+	for (i = 0; i < PERF_SPARES; i++) {
+		if (p->spare[i] == NULL) {
+			p->spare[i] = b;
+			p->sparecap[i] = cap;
+			return;
+		}
+		if (p->sparecap[i] < p->sparecap[small])
+			small = i;
+	}
+	if (p->sparecap[small] < cap) {
+		free(p->spare[small]);
+		p->spare[small] = b;
+		p->sparecap[small] = cap;
+	} else
+		free(b);
+}
+
+/* Free the chunk whose last record went out at the call before (the
+ * caller is past it now), and the freed ones at the front. */
+static void
+release_chunks(pcln_perf *p)
+{
+	size_t k = 0;
+
+	if (p->done_chunk != 0) {
+		struct perf_chunk *c = &p->chunks[p->done_chunk - 1 -
+		    p->chunk0];
+
+		buf_put(p, c->data, c->cap);
+		c->data = NULL;
+		p->done_chunk = 0;
+	}
+	while (k < p->nchunks && p->chunks[k].data == NULL)
+		k++;
+	if (k > 0) {
+		memmove(p->chunks, p->chunks + k, (p->nchunks - k) *
+		    sizeof *p->chunks);
+		p->nchunks -= k;
+		p->chunk0 += k;
+	}
+}
+
+void
+pclni_perf_free_chunks(pcln_perf *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nchunks; i++)
+		free(p->chunks[i].data);
+	for (i = 0; i < PERF_SPARES; i++)
+		free(p->spare[i]);
+	free(p->chunks);
+	free(p->tail);
+#ifdef HAVE_LIBZSTD
+	ZSTD_freeDStream(p->zds);
+#endif
+}
+
+uint64_t
+pcln_perf_decompressed(const pcln_perf *p)
+{
+	return p->ndecomp;
+}
+
+int
+pcln_perf_zstd(void)
+{
+#ifdef HAVE_LIBZSTD
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+#ifdef HAVE_LIBZSTD
+static int
+zerr(pcln_err *err, int code, uint64_t off, const char *what)
+{
+	return pclni_seterr(err, code, (int64_t)off, "perf.data: COMPRESSED "
+	    "record at offset 0x%llx: %s", (unsigned long long)off, what);
+}
+
+/* Decompress the COMPRESSED record R (SIZE bytes at file offset OFF)
+ * into a new chunk, after the record the one before cut: its id in *ID.
+ * Its whole records stay there, the start of a record it cuts goes to
+ * the tail.  -1 and ERR: no memory, a zstd error, damaged framing. */
+static int
+open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
+    uint64_t *id, pcln_err *err)
+{
+	ZSTD_inBuffer in = { r + 8, (size_t)size - 8, 0 };
+	ZSTD_outBuffer out;
+	struct perf_chunk *c;
+	size_t cap = p->ntail + 16 * in.size + 4096, o, rc;
+	uint8_t *buf, *nb;
+	char why[160];
+
+	if (p->chunk0 + p->nchunks >= CHUNK_IDS)
+		return zerr(err, PCLN_EUNSUPPORTED, off, "more COMPRESSED "
+		    "records than this reader counts");
+	if (p->zds == NULL && ((p->zds = ZSTD_createDStream()) == NULL ||
+	    ZSTD_isError(ZSTD_initDStream(p->zds))))
+		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+	/* perf's records decompress to about its ring buffer's size:
+	 * as large as the largest before, at once. */
+	if (cap < p->chunk_hint)
+		cap = p->chunk_hint;
+	if (pclni_grow(&p->chunks, &p->capchunks, p->nchunks + 1,
+	    sizeof *p->chunks) < 0 || (buf = buf_get(p, cap, &cap)) == NULL)
+		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+	if (p->ntail > 0)
+		memcpy(buf, p->tail, p->ntail);
+	out.dst = buf;
+	out.size = cap;
+	out.pos = p->ntail;
+	for (;;) {
+		rc = ZSTD_decompressStream(p->zds, &out, &in);
+		if (ZSTD_isError(rc)) {
+			free(buf);
+			snprintf(why, sizeof why, "zstd: %s (at byte %zu of "
+			    "its %u)", ZSTD_getErrorName(rc), in.pos + 8,
+			    (unsigned)size);
+			return zerr(err, PCLN_EHEADER, off, why);
+		}
+		/* All of it read, and room left: all that was there. */
+		if (in.pos == in.size && out.pos < out.size)
+			break;
+		if (out.size >= CHUNK_MAX) {
+			free(buf);
+			return zerr(err, PCLN_EHEADER, off, "decompresses to "
+			    "more than 256 MiB");
+		}
+		cap = out.size * 2 < CHUNK_MAX ? out.size * 2 : CHUNK_MAX;
+		if ((nb = realloc(buf, cap)) == NULL) {
+			free(buf);
+			return pclni_seterr(err, PCLN_ENOMEM, -1,
+			    "out of memory");
+		}
+		out.dst = buf = nb;
+		out.size = cap;
+	}
+	/* Whole records from the start; the rest is the next one's
+	 * beginning. */
+	for (o = 0; out.pos - o >= 8; ) {
+		uint64_t n = perf_u16(p, buf + o + 6);
+
+		if (n < 8) {
+			free(buf);
+			snprintf(why, sizeof why, "the record at byte %zu of "
+			    "what it and those before decompress to has size "
+			    "%u, expected at least 8", o, (unsigned)n);
+			return zerr(err, PCLN_EHEADER, off, why);
+		}
+		if (perf_u32(p, buf + o) == PCLN_PERF_RECORD_AUXTRACE &&
+		    n >= 16 && out.pos - o < 16)
+			break;
+		if ((n = extent(p, buf + o)) > out.pos - o)
+			break;
+		o += n;
+	}
+	if (out.pos - o > p->captail || p->tail == NULL) {
+		size_t want = out.pos - o > 4096 ? out.pos - o : 4096;
+		void *nt = realloc(p->tail, want);
+
+		if (nt == NULL) {
+			free(buf);
+			return pclni_seterr(err, PCLN_ENOMEM, -1,
+			    "out of memory");
+		}
+		p->tail = nt;
+		p->captail = want;
+	}
+	p->ntail = out.pos - o;
+	memcpy(p->tail, buf + o, p->ntail);
+	if (out.size > p->chunk_hint)
+		p->chunk_hint = out.size;
+	c = &p->chunks[p->nchunks++];
+	c->data = buf;
+	c->cap = out.size;
+	c->len = o;
+	c->file_off = off;
+	c->pending = 0;
+	*id = p->chunk0 + p->nchunks - 1;
+	return 0;
+}
+#endif
+
+/* The COMPRESSED record at OFF (R, SIZE bytes): its records framed into
+ * P->order (ORDERED) or ready for the unordered walk (P->upos).  0, or
+ * -1 and ERR.  Without libzstd it is a record like any other. */
+static int
+expand(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
+    int ordered, pcln_err *err)
+{
+#ifdef HAVE_LIBZSTD
+	struct perf_chunk *c;
+	uint64_t id = 0, o, t, base;
+
+	if (size < 8 || open_chunk(p, off, r, size, &id, err) < 0)
+		return -1;
+	c = &p->chunks[id - p->chunk0];
+	base = PERF_VOFF_CHUNK | id << PERF_VOFF_SHIFT;
+	for (o = 0; o < c->len; o += extent(p, c->data + o)) {
+		const uint8_t *q = c->data + o;
+
+		c->pending++;
+		if (!ordered)
+			continue;
+		if (pclni_grow(&p->order, &p->caporder, p->norder + 1,
+		    sizeof *p->order) < 0)
+			return pclni_seterr(err, PCLN_ENOMEM, -1,
+			    "out of memory");
+		if (record_time(p, q, perf_u32(p, q), perf_u16(p, q + 6), &t)) {
+			p->scantime = t;
+			if (t > p->newest)
+				p->newest = t;
+		}
+		p->order[p->norder].time = p->scantime;
+		p->order[p->norder].offset = base | o;
+		p->norder++;
+	}
+	if (c->pending == 0) {		/* no record in it */
+		buf_put(p, c->data, c->cap);
+		c->data = NULL;
+	} else if (!ordered)
+		p->upos = base;
+	return 0;
+#else
+	(void)p, (void)off, (void)r, (void)size, (void)ordered, (void)err;
+	return 0;
+#endif
+}
+
+/* The end of the data: the compressed records must not end inside a
+ * record.  0, or -1 and ERR. */
+static int
+check_tail(pcln_perf *p, pcln_err *err)
+{
+	if (p->ntail == 0)
+		return 0;
+	return pclni_seterr(err, PCLN_ETRUNC, (int64_t)p->info.data_end,
+	    "perf.data: the COMPRESSED records end inside a record (%zu "
+	    "bytes of it), at the data section's end 0x%llx%s", p->ntail,
+	    (unsigned long long)p->info.data_end, p->info.truncated ?
+	    " (the file is truncated)" : "");
+}
+
 /* The time-ordered walk reads the records' framing a round at a time,
  * as perf does (ordered_events): perf record writes a
  * PERF_RECORD_FINISHED_ROUND after each pass over the cpus' buffers, and
@@ -646,6 +991,16 @@ scan_round(pcln_perf *p, pcln_err *err)
 		p->order[p->norder].time = p->scantime;
 		p->order[p->norder].offset = off;
 		p->norder++;
+		if (type == PCLN_PERF_RECORD_COMPRESSED &&
+		    expand(p, off, p->buf + off, size, 1, &p->damage) < 0) {
+			if (p->damage.code == PCLN_ENOMEM) {
+				if (err != NULL)
+					*err = p->damage;
+				return -1;
+			}
+			p->damaged = 1;
+			break;
+		}
 		/* Each record is a cache miss (a sample with a stack copy
 		 * is 8 KiB long): ask for the one four ahead, guessing
 		 * that the records there are as long as this one. */
@@ -659,6 +1014,8 @@ scan_round(pcln_perf *p, pcln_err *err)
 	}
 	p->scanpos = p->info.data_end;
 	p->scanned = 1;
+	if (!p->damaged && check_tail(p, &p->damage) < 0)
+		p->damaged = 1;
 	return 0;
 }
 
@@ -727,14 +1084,16 @@ prefetch_records(const pcln_perf *p, size_t k)
 {
 	uint64_t off, end = p->info.data_end, n, i, want;
 
-	if (k + 2 < p->norder) {
+	if (k + 2 < p->norder && !(p->order[k + 2].offset &
+	    PERF_VOFF_CHUNK)) {
 		off = p->order[k + 2].offset;
 		want = p->pf_bytes != 0 ? p->pf_bytes : PF_MIN;
 		n = end - off < want ? end - off : want;
 		for (i = 0; i < n; i += 64)
 			__builtin_prefetch(p->buf + off + i);
 	}
-	if (k + 1 < p->norder && end - (off = p->order[k + 1].offset) >= 8 &&
+	if (k + 1 < p->norder && !(p->order[k + 1].offset &
+	    PERF_VOFF_CHUNK) && end - (off = p->order[k + 1].offset) >= 8 &&
 	    (n = perf_u16(p, p->buf + off + 6)) > PF_MAX && n <= end - off)
 		__builtin_prefetch(p->buf + off + n - 8);
 }
@@ -745,6 +1104,8 @@ pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
 	uint64_t next;
 
 	pclni_clearerr(err);
+	if (p->done_chunk != 0)
+		release_chunks(p);
 	if (p->ordered) {
 		int r = next_ready(p, err);
 
@@ -763,9 +1124,19 @@ pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
 		}
 		return 0;
 	}
+	if (p->upos != 0) {	/* in a COMPRESSED record's records */
+		struct perf_chunk *c = chunk_of(p, p->upos);
+
+		read_chunk(p, p->upos, ev, &next);
+		p->upos = (next & PERF_VOFF_MASK) < c->len ? next : 0;
+		return 1;
+	}
 	if (p->pos >= p->info.data_end)
-		return 0;
+		return check_tail(p, err) < 0 ? -1 : 0;
 	if (read_at(p, p->pos, ev, &next, err) < 0)
+		return -1;
+	if (ev->type == PCLN_PERF_RECORD_COMPRESSED &&
+	    expand(p, p->pos, ev->raw, ev->size, 0, err) < 0)
 		return -1;
 	p->pos = next;
 	return 1;

@@ -24,9 +24,15 @@ CASE (default "good") damages it on purpose:
                 their times (us) 300 100 | 200 400 | 350 250: the 250 is
                 older than the newest before the round before (300), so
                 perf, which sorts a round at a time, puts it after 300
+  compressed    good's records as perf record -z writes them: one zstd
+                stream (made by the zstd command) cut into three
+                PERF_RECORD_COMPRESSED records, the cuts inside records
+  compressed-bad   the stream's first bytes (the zstd magic) damaged
+  compressed-cut   the stream ends inside the last record
 Prints the byte offset of the damaged field (or -1) on stdout.
 """
 import struct
+import subprocess
 import sys
 
 SAMPLE_TYPE = (1 << 0) | (1 << 1) | (1 << 2) | (1 << 5) | (1 << 8) | \
@@ -111,6 +117,18 @@ def build(case):
     if case == 'no-nul':
         damage = data_off
     data = b''.join(records)
+    if case.startswith('compressed'):
+        plain = data if case != 'compressed-cut' else data[:-20]
+        z = subprocess.run(['zstd', '-q', '-c', '-3'], input=plain,
+                           stdout=subprocess.PIPE, check=True).stdout
+        if case == 'compressed-bad':
+            z = b'\xff\xff\xff\xff' + z[4:]
+        cuts = [0, len(z) // 3, 2 * len(z) // 3, len(z)]
+        data = b''.join(struct.pack('<IHH', 81, 0, 8 + cuts[i + 1] -
+                                    cuts[i]) + z[cuts[i]:cuts[i + 1]]
+                        for i in range(3))
+        if case == 'compressed-bad':
+            damage = data_off
 
     feat_off = data_off + len(data)
     bidbody = struct.pack('<i', PID) + bytes(range(1, 21)) + b'\0' * 4 + \
