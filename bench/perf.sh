@@ -4,10 +4,11 @@
 #
 #   top_builddir=BUILD top_srcdir=SRC sh bench/perf.sh
 #
-# Three profiles, recorded here with `perf record -e cpu-clock -F 4000
+# Four profiles, recorded here with `perf record -e cpu-clock -F 4000
 # --call-graph dwarf` of programs built here (-O2 -g, no frame
 # pointers): tests/perf/prog.cc twice, the second run BENCH_PERF_LONG
-# (10) times as long ("short", "long"), and the SQLite 3 shell (built
+# (10) times as long ("short", "long"), the short one with -z as well
+# ("shortz": its records compressed), and the SQLite 3 shell (built
 # from Debian's source by bench/sqlite.sh; skipped, saying why, where it
 # cannot be) running bench/sqlite-work.sql ("sqlite": a real program,
 # deeper stacks, far more distinct pcs).  On each it times, BENCH_RUNS
@@ -117,6 +118,11 @@ for size in short long; do
 	    -o "$size.data" ./prog "$rounds" >/dev/null 2>&1
 	measure "$size"
 done
+# The short one again with -z (its records one zstd stream): both tools
+# decompress it.
+perf record -q -z -e cpu-clock -F 4000 --call-graph dwarf \
+    -o shortz.data ./prog "$ROUNDS" >/dev/null 2>&1
+measure shortz
 # A real program: the SQLite shell.
 rc=0
 sq=$(sh "$S/bench/sqlite.sh" "$OUT/sqlite" 2>sqlite.err) || rc=$?
