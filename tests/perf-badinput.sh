@@ -106,8 +106,27 @@ expect data-past-eof 0 'ends past the file.s end .*truncated'
 ncase=$((ncase + 1))
 grep -q '^prog  4242 ' data-past-eof.out ||
 	fail "data-past-eof: the sample before the cut is not printed"
+# A pipe-mode stream (perf record -o -), from a file and from a pipe:
+# good's samples; its attribute's name from its EVENT_UPDATE record, its
+# host from its HEADER_FEATURE record.
+expect pipe 0 '5 events lost \(1 LOST records\), 2 samples lost'
+ncase=$((ncase + 1))
+cmp -s good.out pipe.out ||
+	fail "pipe: not good's output: $(diff good.out pipe.out | head -n 4)"
+cat pipe.data | "$D" perf -i - >pipe-stdin.out 2>pipe-stdin.err ||
+	fail "pipe: -i - exited $?: $(cat pipe-stdin.err)"
+cmp -s good.out pipe-stdin.out ||
+	fail "pipe: -i - is not good's output: $(head -n 3 pipe-stdin.out)"
+"$D" perf -i pipe.data --header >pipe.hdr 2>&1 || fail "pipe: --header"
+for want in 'hostname: testhost' 'attr 0: name cpu-clock, type 1'; do
+	grep -qF "$want" pipe.hdr || fail "pipe: --header lacks '$want'"
+done
+rc=0; "$D" perf -i - </dev/null 2>stdin-empty.err || rc=$?
+[ "$rc" -eq 1 ] && grep -q 'empty input' stdin-empty.err ||
+	fail "-i - </dev/null: exit $rc: $(cat stdin-empty.err)"
+expect pipe-noattr 1 'a pipe-mode stream \(header size 16\) without a HEADER_ATTR record'
+expect pipe-bad-attr 1 'HEADER_ATTR record at offset 0x10 \([0-9]+ bytes\): attr size 12'
 # Headers that cannot be read.
-expect pipe 1 'offset 8: a pipe-mode stream'
 expect bad-attr-size 1 'offset 0x10: attr_size 12, expected'
 expect bad-sample-type 1 'sample_type 0x[0-9a-f]+ has fields this reader does not know'
 

@@ -7,8 +7,9 @@
 # own code, and a C++ program (std::sort, std::map, a virtual call),
 # both gcc -O2 -g without frame pointers.  Each is recorded with
 # `perf record --call-graph dwarf` (user registers and stack copies),
-# the C program also with -z (its records compressed), and once more,
-# built with frame pointers, with `perf record -g`.  For every profile the stacks pclndump perf unwinds
+# the C program also with -z (its records compressed) and with -o - (a
+# pipe-mode stream, also read from a pipe), and once more, built with
+# frame pointers, with `perf record -g`.  For every profile the stacks pclndump perf unwinds
 # and names must equal perf script's for at least 99% of samples
 # (tests/perf/compare.py: per frame, inlined frames included, both
 # sides normalized the same way; the rest is listed by kind).  Then:
@@ -105,6 +106,20 @@ if grep -q '^#define HAVE_LIBZSTD 1' "$top_builddir/config.h"; then
 		    c-dwarf-z.stats)"
 else
 	echo "note: built without libzstd: perf record -z not compared"
+fi
+# perf record -o -: a pipe-mode stream (its attributes and features in
+# its first records), read from a file and from a pipe.
+if perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - ./cprog 300 \
+    >cpipe.data 2>cpipe.log; then
+	compare c-dwarf-pipe cpipe.data 99
+	ncase=$((ncase + 1))
+	cat cpipe.data | "$D" perf -i - >cpipe.stdin 2>cpipe.stdin.err ||
+		fail "c-dwarf-pipe: -i - exited $?: $(cat cpipe.stdin.err)"
+	cmp -s c-dwarf-pipe.pcln cpipe.stdin ||
+		fail "c-dwarf-pipe: -i - differs from the file: $(diff \
+		    c-dwarf-pipe.pcln cpipe.stdin | head -n 4)"
+else
+	fail "perf record -o -: $(tail -n 3 cpipe.log)"
 fi
 # C++ names compared as stored: perf script demangles without
 # parameters, pclndump as addr2line -C does (with them).

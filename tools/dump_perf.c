@@ -33,6 +33,7 @@
 #include "dump.h"
 #include "dump_perf.h"
 #include "pcln_out.h"	/* pcln_write_file_atomic */
+#include "readfile.h"
 
 #define MAX_USER	256	/* user frames unwound per sample */
 #define MAX_INLINE	32	/* inlined calls per frame */
@@ -155,7 +156,8 @@ usage(FILE *f)
 "Print the samples of a perf.data file (perf record --call-graph dwarf,\n"
 "or -g) as perf script does, unwound and symbolized with pcln tables.\n"
 "\n"
-"  -i, --input FILE     the profile (default: perf.data)\n"
+"  -i, --input FILE     the profile (default: perf.data; -: standard\n"
+"                       input, as perf record -o - writes it)\n"
 "      --folded         folded stacks (\"proc;f;g;h COUNT\") instead\n"
 "      --svg FILE       write an interactive SVG flame graph to FILE\n"
 "      --title TEXT     the flame graph's title\n"
@@ -178,19 +180,45 @@ static char outbuf[1 << 18];	/* stdout's buffer */
 
 /* --- the input ------------------------------------------------------- */
 
+/* PATH ("-": standard input) into *BUF[0..*LEN): a regular file
+ * mapped, a pipe (perf record -o - | pclndump perf -i -) read whole into
+ * a malloc'ed buffer (*READ set). */
 static int
-map_input(const char *path, uint8_t **buf, size_t *len)
+map_input(const char *path, uint8_t **buf, size_t *len, int *read)
 {
 	struct stat st;
 	void *p;
-	int fd;
+	int fd, stdin_ = strcmp(path, "-") == 0;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+	*read = 0;
+	if ((fd = stdin_ ? dup(0) : open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		dump_error("%s: cannot open: %s", path, strerror(errno));
 		return DUMP_EXIT_IO;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		dump_error("%s: not a regular file", path);
+	if (fstat(fd, &st) < 0) {
+		dump_error("%s: cannot stat: %s", path, strerror(errno));
+		close(fd);
+		return DUMP_EXIT_IO;
+	}
+	if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ||
+	    (stdin_ && !S_ISREG(st.st_mode))) {
+		if (tool_read_fd(fd, buf, len) < 0) {
+			dump_error("%s: cannot read: %s", path,
+			    strerror(errno));
+			close(fd);
+			return DUMP_EXIT_IO;
+		}
+		close(fd);
+		*read = 1;
+		if (*len == 0) {
+			dump_error("%s: empty input: expected a perf.data "
+			    "file or stream", path);
+			return DUMP_EXIT_CORRUPT;
+		}
+		return 0;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		dump_error("%s: not a regular file or a pipe", path);
 		close(fd);
 		return DUMP_EXIT_IO;
 	}
@@ -1320,6 +1348,7 @@ dump_perf(int argc, char **argv)
 	const char **dirs = NULL;
 	size_t ndirs = 0;
 	uint8_t *buf = NULL;
+	int inread = 0;		/* BUF malloc'ed: the input was a pipe */
 	size_t len = 0;
 	pcln_perf_event ev;
 	pcln_err err;
@@ -1403,7 +1432,7 @@ dump_perf(int argc, char **argv)
 		rc = DUMP_EXIT_USAGE;
 		goto out;
 	}
-	if ((rc = map_input(c->input, &buf, &len)) != 0)
+	if ((rc = map_input(c->input, &buf, &len, &inread)) != 0)
 		goto out;
 	memset(&err, 0, sizeof err);
 	if ((c->p = pcln_perf_open(buf, len, PCLN_PERF_ORDERED, &err)) ==
@@ -1553,7 +1582,9 @@ out:
 	free(c->hd_pre.b);
 	free(c->hd_post.b);
 	pcln_perf_close(c->p);
-	if (buf != NULL)
+	if (buf != NULL && inread)
+		free(buf);
+	else if (buf != NULL)
 		munmap(buf, len);
 	free(dirs);
 	cmd_free(c);

@@ -36,8 +36,10 @@
  * Errors: -1 (or NULL) with an optional pcln_err: PCLN_EMAGIC (not a
  * perf.data file), PCLN_EHEADER (a header field that cannot be right),
  * PCLN_ETRUNC (the file ends inside a structure), PCLN_EUNSUPPORTED (a
- * perf.data variant not read: pipe mode, the other byte order's ABI for
- * registers), PCLN_ENOMEM.  ERR->offset is the byte offset in the file.
+ * perf.data variant not read: the other byte order's ABI for registers),
+ * PCLN_ENOMEM.  A pipe-mode stream (perf record -o -) is read from a
+ * buffer as a file is: its attributes, their names and its features are
+ * in the records before its first kernel record.  ERR->offset is the byte offset in the file.
  */
 #ifndef PCLN_PERF_H
 #define PCLN_PERF_H
@@ -67,6 +69,9 @@ extern "C" {
 #define PCLN_PERF_RECORD_MMAP2		10
 #define PCLN_PERF_RECORD_LOST_SAMPLES	13
 #define PCLN_PERF_RECORD_USER_FIRST	64	/* perf's own, no sample_id */
+#define PCLN_PERF_RECORD_HEADER_ATTR	64	/* pipe mode: an attribute */
+#define PCLN_PERF_RECORD_EVENT_UPDATE	78	/* pipe mode: its name */
+#define PCLN_PERF_RECORD_HEADER_FEATURE	80	/* pipe mode: a feature */
 #define PCLN_PERF_RECORD_AUXTRACE	71	/* followed by its payload */
 #define PCLN_PERF_RECORD_FINISHED_ROUND	68
 #define PCLN_PERF_RECORD_COMPRESSED	81
@@ -167,6 +172,9 @@ typedef struct pcln_perf_info {
 	uint64_t features[4];		/* adds_features bitmap */
 	const char *hostname, *osrelease, *version, *arch, *cmdline;
 	size_t nattr, nbuildid;
+	int pipe;			/* a pipe-mode stream (perf record -o
+					 * -): header_size 16, the attributes
+					 * and features in its first records */
 } pcln_perf_info;
 
 typedef struct pcln_perf pcln_perf;

@@ -16,6 +16,10 @@
  * An attribute entry is a perf_event_attr of attr_size - 16 bytes (older
  * perfs wrote shorter ones: fields past its end read as 0) followed by
  * { u64 offset, size } of its u64 sample ids.
+ *
+ * A pipe-mode stream (perf record -o -) has a header of 16 bytes { magic,
+ * size }, and records from there: the attributes and features in the
+ * first ones (open_pipe).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,6 +158,57 @@ trailer_id_pos(uint64_t st)
 	return pos;
 }
 
+/* Attribute I from its perf_event_attr at OFF, of at most ABYTES bytes,
+ * and its NIDS ids at IOFF (P->ids from *K on; *K moves past them).  0,
+ * or -1 and ERR. */
+static int
+fill_attr(pcln_perf *p, size_t i, uint64_t off, size_t abytes,
+    uint64_t ioff, uint64_t nids, uint64_t *k, pcln_err *err)
+{
+	const uint8_t *a = p->buf + off;
+	pcln_perf_attr *at = &p->attrs[i];
+	uint64_t j;
+	size_t an;
+
+	at->offset = (int64_t)off;
+	at->type = perf_u32(p, a);
+	at->size = perf_u32(p, a + 4);
+	/* Read no further than both the entry and the attr's own size
+	 * say (an older attr in a newer entry is padded). */
+	an = at->size != 0 && at->size < abytes ? at->size : abytes;
+	at->config = attr64(p, a, an, 8);
+	at->sample_period = attr64(p, a, an, 16);
+	at->sample_type = attr64(p, a, an, 24);
+	at->read_format = attr64(p, a, an, 32);
+	at->flags = attr64(p, a, an, 40);
+	if (p->big)
+		at->flags = bitrev64(at->flags);
+	at->freq = (int)(at->flags >> 10 & 1);
+	at->sample_id_all = (int)(at->flags >> 18 & 1);
+	at->exclude_callchain_user = (int)(at->flags >> 22 & 1);
+	at->branch_sample_type = attr64(p, a, an, 72);
+	at->sample_regs_user = attr64(p, a, an, 80);
+	at->sample_stack_user = attr32(p, a, an, 88);
+	at->sample_regs_intr = attr64(p, a, an, 96);
+	if (at->sample_type & ~(uint64_t)PCLN_PERF_SAMPLE_KNOWN)
+		return pclni_seterr(err, PCLN_EUNSUPPORTED, (int64_t)off + 24,
+		    "perf.data: attribute %llu at offset 0x%llx: sample_type "
+		    "0x%llx has fields this reader does not know (known: "
+		    "0x%x)", (unsigned long long)i, (unsigned long long)off,
+		    (unsigned long long)at->sample_type,
+		    PCLN_PERF_SAMPLE_KNOWN);
+	at->nids = (size_t)nids;
+	at->ids = p->ids != NULL ? p->ids + *k : NULL;
+	for (j = 0; j < nids; j++, (*k)++) {
+		p->ids[*k] = perf_u64(p, p->buf + ioff + 8 * j);
+		p->idmap[*k].id = p->ids[*k];
+		p->idmap[*k].attr = i;
+	}
+	return 0;
+}
+
+static int finish_attrs(pcln_perf *p, uint64_t k, pcln_err *err);
+
 static int
 read_attrs(pcln_perf *p, uint64_t aoff, uint64_t asize, pcln_err *err)
 {
@@ -198,49 +253,23 @@ read_attrs(pcln_perf *p, uint64_t aoff, uint64_t asize, pcln_err *err)
 			    "out of memory");
 	}
 	for (i = 0; i < n; i++) {
-		uint64_t off = aoff + i * asz, j;
-		const uint8_t *a = p->buf + off;
-		const uint8_t *b = a + abytes;
-		uint64_t ioff = perf_u64(p, b), isz = perf_u64(p, b + 8);
-		pcln_perf_attr *at = &p->attrs[i];
-		size_t an;
+		uint64_t off = aoff + i * asz;
+		const uint8_t *b = p->buf + off + abytes;
 
-		at->offset = (int64_t)off;
-		at->type = perf_u32(p, a);
-		at->size = perf_u32(p, a + 4);
-		/* Read no further than both the entry and the attr's own
-		 * size say (an older attr in a newer entry is padded). */
-		an = at->size != 0 && at->size < abytes ? at->size : abytes;
-		at->config = attr64(p, a, an, 8);
-		at->sample_period = attr64(p, a, an, 16);
-		at->sample_type = attr64(p, a, an, 24);
-		at->read_format = attr64(p, a, an, 32);
-		at->flags = attr64(p, a, an, 40);
-		if (p->big)
-			at->flags = bitrev64(at->flags);
-		at->freq = (int)(at->flags >> 10 & 1);
-		at->sample_id_all = (int)(at->flags >> 18 & 1);
-		at->exclude_callchain_user = (int)(at->flags >> 22 & 1);
-		at->branch_sample_type = attr64(p, a, an, 72);
-		at->sample_regs_user = attr64(p, a, an, 80);
-		at->sample_stack_user = attr32(p, a, an, 88);
-		at->sample_regs_intr = attr64(p, a, an, 96);
-		if (at->sample_type & ~(uint64_t)PCLN_PERF_SAMPLE_KNOWN)
-			return pclni_seterr(err, PCLN_EUNSUPPORTED,
-			    (int64_t)off + 24, "perf.data: attribute %llu at "
-			    "offset 0x%llx: sample_type 0x%llx has fields "
-			    "this reader does not know (known: 0x%x)",
-			    (unsigned long long)i, (unsigned long long)off,
-			    (unsigned long long)at->sample_type,
-			    PCLN_PERF_SAMPLE_KNOWN);
-		at->nids = (size_t)(isz / 8);
-		at->ids = p->ids != NULL ? p->ids + k : NULL;
-		for (j = 0; j < isz / 8; j++, k++) {
-			p->ids[k] = perf_u64(p, p->buf + ioff + 8 * j);
-			p->idmap[k].id = p->ids[k];
-			p->idmap[k].attr = (size_t)i;
-		}
+		if (fill_attr(p, (size_t)i, off, abytes, perf_u64(p, b),
+		    perf_u64(p, b + 8) / 8, &k, err) < 0)
+			return -1;
 	}
+	return finish_attrs(p, k, err);
+}
+
+/* The ids sorted for the search, the samples' id place: the attributes'
+ * end (K ids).  0, or -1 and ERR. */
+static int
+finish_attrs(pcln_perf *p, uint64_t k, pcln_err *err)
+{
+	size_t i, n = p->info.nattr;
+
 	p->nidmap = (size_t)k;
 	if (k > 0)
 		qsort(p->idmap, (size_t)k, sizeof *p->idmap, cmp_idmap);
@@ -327,6 +356,7 @@ feat_buildids(pcln_perf *p, uint64_t off, uint64_t size)
 		if (pass == 0) {
 			if (n == 0)
 				return 0;
+			free(p->buildids);
 			p->buildids = calloc((size_t)n, sizeof *p->buildids);
 			if (p->buildids == NULL)
 				return -1;
@@ -353,6 +383,7 @@ feat_cmdline(pcln_perf *p, uint64_t off, uint64_t size)
 			return 0;
 		total += strlen(s) + 1;
 	}
+	free(p->cmdline);	/* (a pipe may say it twice) */
 	if ((p->cmdline = malloc(total + 1)) == NULL)
 		return -1;
 	p->cmdline[0] = '\0';
@@ -406,6 +437,49 @@ feat_event_desc(pcln_perf *p, uint64_t off, uint64_t size)
 	}
 }
 
+/* Feature BIT (named FNAME), its section at SOFF, SSIZE bytes (in the
+ * file's table of sections, or a pipe's HEADER_FEATURE record). */
+static void
+read_feature(pcln_perf *p, unsigned bit, const char *fname, uint64_t soff,
+    uint64_t ssize)
+{
+	switch (bit) {
+	case FEAT_BUILD_ID:
+		if (feat_buildids(p, soff, ssize) < 0)
+			warn(p, "BUILD_ID feature: out of memory");
+		break;
+	case FEAT_HOSTNAME:
+	case FEAT_OSRELEASE:
+	case FEAT_VERSION:
+	case FEAT_ARCH: {
+		uint64_t o = soff;
+		const char *s = feat_string(p, &o, soff + ssize);
+
+		if (s == NULL)
+			warn(p, "feature %s at offset 0x%llx: not a "
+			    "string", fname, (unsigned long long)soff);
+		else if (bit == FEAT_HOSTNAME)
+			p->info.hostname = s;
+		else if (bit == FEAT_OSRELEASE)
+			p->info.osrelease = s;
+		else if (bit == FEAT_VERSION)
+			p->info.version = s;
+		else
+			p->info.arch = s;
+		break;
+	}
+	case FEAT_CMDLINE:
+		if (feat_cmdline(p, soff, ssize) < 0)
+			warn(p, "CMDLINE feature: out of memory");
+		break;
+	case FEAT_EVENT_DESC:
+		feat_event_desc(p, soff, ssize);
+		break;
+	default:
+		break;
+	}
+}
+
 static void
 read_features(pcln_perf *p)
 {
@@ -437,42 +511,139 @@ read_features(pcln_perf *p)
 			    (unsigned long long)ssize);
 			continue;
 		}
-		switch (bit) {
-		case FEAT_BUILD_ID:
-			if (feat_buildids(p, soff, ssize) < 0)
-				warn(p, "BUILD_ID feature: out of memory");
-			break;
-		case FEAT_HOSTNAME:
-		case FEAT_OSRELEASE:
-		case FEAT_VERSION:
-		case FEAT_ARCH: {
-			uint64_t o = soff;
-			const char *s = feat_string(p, &o, soff + ssize);
-
-			if (s == NULL)
-				warn(p, "feature %s at offset 0x%llx: not a "
-				    "string", fname, (unsigned long long)soff);
-			else if (bit == FEAT_HOSTNAME)
-				p->info.hostname = s;
-			else if (bit == FEAT_OSRELEASE)
-				p->info.osrelease = s;
-			else if (bit == FEAT_VERSION)
-				p->info.version = s;
-			else
-				p->info.arch = s;
-			break;
-		}
-		case FEAT_CMDLINE:
-			if (feat_cmdline(p, soff, ssize) < 0)
-				warn(p, "CMDLINE feature: out of memory");
-			break;
-		case FEAT_EVENT_DESC:
-			feat_event_desc(p, soff, ssize);
-			break;
-		default:
-			break;
-		}
+		read_feature(p, bit, fname, soff, ssize);
 	}
+}
+
+/* perf record -o -: { magic, u64 size 16 } and the records, the first
+ * of which say what a file's header and sections say (perf's
+ * perf_event__synthesize_attrs and _features): HEADER_ATTR { attr; u64
+ * ids[] }, HEADER_FEATURE { u64 feature; its section }, EVENT_UPDATE {
+ * u64 type; u64 id; ... } (type 2: the event's name).  They come before
+ * the first kernel record; the walk hands them out like any other. */
+#define EVENT_UPDATE_NAME	2
+
+static pcln_perf_attr *
+attr_by_id(pcln_perf *p, uint64_t id)
+{
+	size_t lo = 0, hi = p->nidmap;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->idmap[mid].id < id)
+			lo = mid + 1;
+		else if (p->idmap[mid].id > id)
+			hi = mid;
+		else
+			return &p->attrs[p->idmap[mid].attr];
+	}
+	return NULL;
+}
+
+static int
+open_pipe(pcln_perf *p, pcln_err *err)
+{
+	uint64_t off, nattr = 0, nids = 0, k = 0;
+	size_t i = 0;
+	int pass;
+
+	p->info.pipe = 1;
+	p->info.data_offset = 16;
+	p->info.data_size = p->len - 16;
+	p->info.data_end = p->len;
+	for (pass = 0; pass < 2; pass++) {
+		for (off = 16; p->len - off >= 8; ) {
+			const uint8_t *r = p->buf + off;
+			uint32_t type = perf_u32(p, r);
+			uint16_t size = perf_u16(p, r + 6);
+			uint64_t asz;
+
+			if (size < 8 || size > p->len - off ||
+			    type < PCLN_PERF_RECORD_USER_FIRST)
+				break;	/* (framing damage: the walk says) */
+			switch (type) {
+			case PCLN_PERF_RECORD_HEADER_ATTR:
+				asz = size >= 16 ? perf_u32(p, r + 12) : 0;
+				if (asz < ATTR_MIN || asz > size - 8u ||
+				    asz % 8 != 0)
+					return pclni_seterr(err, PCLN_EHEADER,
+					    (int64_t)off + 12, "perf.data: "
+					    "HEADER_ATTR record at offset "
+					    "0x%llx (%u bytes): attr size "
+					    "%llu, expected a multiple of 8 "
+					    "from %d to %u",
+					    (unsigned long long)off, size,
+					    (unsigned long long)asz, ATTR_MIN,
+					    size - 8u);
+				if (pass == 0) {
+					nattr++;
+					nids += (size - 8 - asz) / 8;
+				} else if (fill_attr(p, i++, off + 8,
+				    (size_t)asz, off + 8 + asz, (size - 8 -
+				    asz) / 8, &k, err) < 0)
+					return -1;
+				break;
+			case PCLN_PERF_RECORD_HEADER_FEATURE:
+				if (pass == 1 && size >= 16) {
+					uint64_t bit = perf_u64(p, r + 8);
+
+					if (bit < 256) {
+						p->info.features[bit / 64] |=
+						    UINT64_C(1) << bit % 64;
+						read_feature(p, (unsigned)bit,
+						    bit < sizeof feat_names /
+						    sizeof feat_names[0] &&
+						    feat_names[bit] != NULL ?
+						    feat_names[bit] : "?",
+						    off + 16, size - 16u);
+					}
+				}
+				break;
+			default:
+				break;
+			}
+			off += size;
+		}
+		if (pass == 1)
+			break;
+		if (nattr == 0)
+			return pclni_seterr(err, PCLN_EHEADER, 16, "perf.data: "
+			    "a pipe-mode stream (header size 16) without a "
+			    "HEADER_ATTR record before its first event");
+		p->info.nattr = (size_t)nattr;
+		p->attrs = calloc((size_t)nattr, sizeof *p->attrs);
+		if (nids > 0) {
+			p->ids = malloc((size_t)nids * sizeof *p->ids);
+			p->idmap = malloc((size_t)nids * sizeof *p->idmap);
+		}
+		if (p->attrs == NULL || (nids > 0 && (p->ids == NULL ||
+		    p->idmap == NULL)))
+			return pclni_seterr(err, PCLN_ENOMEM, -1,
+			    "out of memory");
+	}
+	if (finish_attrs(p, k, err) < 0)
+		return -1;
+	/* The events' names, now that their ids are known. */
+	for (off = 16; p->len - off >= 8; ) {
+		const uint8_t *r = p->buf + off;
+		uint32_t type = perf_u32(p, r);
+		uint16_t size = perf_u16(p, r + 6);
+
+		if (size < 8 || size > p->len - off ||
+		    type < PCLN_PERF_RECORD_USER_FIRST)
+			break;
+		if (type == PCLN_PERF_RECORD_EVENT_UPDATE && size > 24 &&
+		    perf_u64(p, r + 8) == EVENT_UPDATE_NAME &&
+		    memchr(r + 24, '\0', size - 24u) != NULL) {
+			pcln_perf_attr *a = attr_by_id(p, perf_u64(p, r + 16));
+
+			if (a != NULL && a->name == NULL)
+				a->name = (const char *)r + 24;
+		}
+		off += size;
+	}
+	return 0;
 }
 
 int
@@ -497,9 +668,7 @@ pclni_perf_open_header(pcln_perf *p, pcln_err *err)
 		return -1;
 	p->info.header_size = perf_u64(p, h + 8);
 	if (p->info.header_size == 16)
-		return pclni_seterr(err, PCLN_EUNSUPPORTED, 8, "perf.data: "
-		    "offset 8: a pipe-mode stream (header size 16), not read: "
-		    "record to a file (perf record -o FILE)");
+		return open_pipe(p, err);
 	if (p->info.header_size < HEADER_SIZE)
 		return pclni_seterr(err, PCLN_EHEADER, 8, "perf.data: offset "
 		    "8: header size %llu, expected at least %d",

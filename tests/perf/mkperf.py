@@ -17,7 +17,12 @@ CASE (default "good") damages it on purpose:
   bad-chain     the SAMPLE's call chain claims 2^40 entries
   no-nul        the COMM's name has no NUL
   data-past-eof the header says the data section is longer than the file
-  pipe          a pipe-mode header (size 16)
+  pipe          good as a pipe-mode stream (perf record -o -): a 16-byte
+                header, then HEADER_ATTR, HEADER_FEATURE (HOSTNAME) and
+                EVENT_UPDATE (the name "cpu-clock") records before the
+                others
+  pipe-noattr   a pipe-mode stream without its HEADER_ATTR record
+  pipe-bad-attr the HEADER_ATTR record's attr says it is 12 bytes long
   bad-attr-size attr_size 12
   bad-sample-type  sample_type with a bit no perf has
   rounds        six SAMPLEs in three rounds (PERF_RECORD_FINISHED_ROUND),
@@ -144,9 +149,23 @@ def build(case):
     if case == 'data-past-eof':
         data_size += 1 << 20
         damage = 48
-    hs = hdr_size if case != 'pipe' else 16
-    if case == 'pipe':
-        damage = 8
+    if case.startswith('pipe'):
+        a = attr if case != 'pipe-bad-attr' else \
+            attr[:4] + struct.pack('<I', 12) + attr[8:]
+        hattr = struct.pack('<IHH', 64, 0, 8 + len(a) + 8) + a + \
+            struct.pack('<Q', 1)
+        hbody = struct.pack('<Q', 3) + host
+        hfeat = struct.pack('<IHH', 80, 0, 8 + len(hbody)) + hbody
+        ubody = struct.pack('<QQ', 2, 1) + cstr('cpu-clock')
+        upd = struct.pack('<IHH', 78, 0, 8 + len(ubody)) + ubody
+        first = [hattr, hfeat, upd] if case != 'pipe-noattr' else []
+        if case == 'pipe-noattr':
+            damage = 16
+        if case == 'pipe-bad-attr':
+            damage = 16 + 12
+        return (b'PERFILE2' + struct.pack('<Q', 16) + b''.join(first) +
+                data, damage)
+    hs = hdr_size
     asz = attr_size if case != 'bad-attr-size' else 12
     if case == 'bad-attr-size':
         damage = 16
