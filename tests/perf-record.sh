@@ -7,9 +7,9 @@
 # own code, and a C++ program (std::sort, std::map, a virtual call),
 # both gcc -O2 -g without frame pointers.  Each is recorded with
 # `perf record --call-graph dwarf` (user registers and stack copies),
-# the C program also with -z (its records compressed) and with -o - (a
-# pipe-mode stream, also read from a pipe), and once more, built with
-# frame pointers, with `perf record -g`.  For every profile the stacks pclndump perf unwinds
+# the C program also with -z (its records compressed), with -o - (a
+# pipe-mode stream, also read from a pipe) and with two events, and once
+# more, built with frame pointers, with `perf record -g`.  For every profile the stacks pclndump perf unwinds
 # and names must equal perf script's for at least 99% of samples
 # (tests/perf/compare.py: per frame, inlined frames included, both
 # sides normalized the same way; the rest is listed by kind).  Then:
@@ -106,6 +106,20 @@ if grep -q '^#define HAVE_LIBZSTD 1' "$top_builddir/config.h"; then
 		    c-dwarf-z.stats)"
 else
 	echo "note: built without libzstd: perf record -z not compared"
+fi
+# Two events (-e cpu-clock -e task-clock): each sample's line names its
+# own, as perf script's does, in the same order.
+if record cm.data -e task-clock --call-graph dwarf ./cprog 300 >/dev/null
+then
+	compare c-dwarf-2ev cm.data 99
+	ncase=$((ncase + 1))
+	hdr='/^[^[:space:]]/ { print $2, $3, $5 }'
+	awk "$hdr" c-dwarf-2ev.perf >cm.perf.hdr
+	awk "$hdr" c-dwarf-2ev.pcln >cm.pcln.hdr
+	grep -q ' task-clock:$' cm.perf.hdr && grep -q ' cpu-clock:$' \
+	    cm.perf.hdr && cmp -s cm.perf.hdr cm.pcln.hdr ||
+		fail "c-dwarf-2ev: the samples' events differ: $(diff \
+		    cm.perf.hdr cm.pcln.hdr | head -n 4)"
 fi
 # perf record -o -: a pipe-mode stream (its attributes and features in
 # its first records), read from a file and from a pipe.

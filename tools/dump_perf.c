@@ -88,7 +88,9 @@ struct perf_cmd {
 	flame *fl;
 	struct stats st;
 	FILE *out;
-	char evname[64];
+	char evname[64];		/* attribute 0's event */
+	char (*evnames)[64];		/* each attribute's, NEVNAMES */
+	size_t nevnames;
 	/* per sample */
 	struct oframe of[MAX_OUT];
 	uint64_t ofpc[MAX_OUT], ofoff[MAX_OUT];
@@ -112,6 +114,7 @@ struct perf_cmd {
 	uint32_t hd_tid;
 	const char *hd_comm;
 	uint64_t hd_period;
+	const char *hd_event;
 	struct kmemo {
 		uint64_t pc, start;
 		const char *name, *mod;
@@ -943,6 +946,7 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
     const char *comm)
 {
 	uint64_t period = ev->u.sample.period;
+	const char *event = c->evname;
 
 	/* Without PERIOD in the samples the period is the attribute's
 	 * (perf record -c N). */
@@ -962,14 +966,24 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 		c->hd_comm = comm;
 		c->fb.bad |= c->hd_pre.bad;
 	}
-	if (c->hd_period != period || c->hd_post.len == 0) {
+	/* The sample's own event: its attribute's (one of the file's
+	 * attributes, pcln_perf_get_attr's array). */
+	if (c->nevnames > 0 && ev->attr != NULL) {
+		const pcln_perf_attr *a0 = pcln_perf_get_attr(c->p, 0);
+
+		if (ev->attr >= a0 && (size_t)(ev->attr - a0) < c->nevnames)
+			event = c->evnames[ev->attr - a0];
+	}
+	if (c->hd_period != period || c->hd_event != event ||
+	    c->hd_post.len == 0) {
 		c->hd_post.len = 0;
 		ob_mem(&c->hd_post, ": ", 2);
 		ob_num(&c->hd_post, period, 0, 10, ' ');
 		ob_mem(&c->hd_post, " ", 1);
-		ob_str(&c->hd_post, c->evname);
+		ob_str(&c->hd_post, event);
 		ob_mem(&c->hd_post, ": \n", 3);
 		c->hd_period = period;
+		c->hd_event = event;
 		c->fb.bad |= c->hd_post.bad;
 	}
 	ob_mem(&c->fb, c->hd_pre.b, c->hd_pre.len);
@@ -1116,9 +1130,8 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 /* --- the header ------------------------------------------------------ */
 
 static void
-event_name(struct perf_cmd *c)
+attr_event(const pcln_perf_attr *a, char *buf, size_t n)
 {
-	const pcln_perf_attr *a = pcln_perf_get_attr(c->p, 0);
 	static const char *const sw[] = { "cpu-clock", "task-clock",
 		"page-faults", "context-switches", "cpu-migrations" };
 	static const char *const hw[] = { "cycles", "instructions",
@@ -1126,14 +1139,33 @@ event_name(struct perf_cmd *c)
 		"branch-misses" };
 
 	if (a->name != NULL)
-		snprintf(c->evname, sizeof c->evname, "%s", a->name);
+		snprintf(buf, n, "%s", a->name);
 	else if (a->type == 1 && a->config < 5)
-		snprintf(c->evname, sizeof c->evname, "%s", sw[a->config]);
+		snprintf(buf, n, "%s", sw[a->config]);
 	else if (a->type == 0 && a->config < 6)
-		snprintf(c->evname, sizeof c->evname, "%s", hw[a->config]);
+		snprintf(buf, n, "%s", hw[a->config]);
 	else
-		snprintf(c->evname, sizeof c->evname, "event-%u:%" PRIu64,
-		    a->type, a->config);
+		snprintf(buf, n, "event-%u:%" PRIu64, a->type, a->config);
+}
+
+/* Each attribute's event name, as perf script prints it in a sample's
+ * line (a profile of several events: -e cycles,instructions).  -1: no
+ * memory. */
+static int
+event_names(struct perf_cmd *c)
+{
+	size_t i, n = pcln_perf_get_info(c->p)->nattr;
+
+	attr_event(pcln_perf_get_attr(c->p, 0), c->evname, sizeof c->evname);
+	if (n < 2)
+		return 0;
+	if ((c->evnames = calloc(n, sizeof *c->evnames)) == NULL)
+		return -1;
+	c->nevnames = n;
+	for (i = 0; i < n; i++)
+		attr_event(pcln_perf_get_attr(c->p, i), c->evnames[i],
+		    sizeof c->evnames[i]);
+	return 0;
 }
 
 static void
@@ -1462,7 +1494,11 @@ dump_perf(int argc, char **argv)
 	/* The text's buffer at its full size at once: grown by doubling,
 	 * each step copied it and faulted in new pages. */
 	(void)ob_grow(&c->fb, 2 * OUT_CHUNK);
-	event_name(c);
+	if (event_names(c) < 0) {
+		dump_error("perf: out of memory");
+		rc = DUMP_EXIT_IO;
+		goto out;
+	}
 	if ((c->folded || c->svg != NULL) && (c->fl = flame_new()) == NULL) {
 		dump_error("perf: out of memory");
 		rc = DUMP_EXIT_IO;
@@ -1578,6 +1614,7 @@ out:
 		free(c->syms[k].ext);
 	}
 	free(c->syms);
+	free(c->evnames);
 	free(c->fb.b);
 	free(c->hd_pre.b);
 	free(c->hd_post.b);
