@@ -58,6 +58,14 @@ printf 'ffffffff81000000 T kfunc\nffffffff81001000 t other\n' >ksyms
     [ "$(cat good.folded)" = "prog;kfunc 1" ] ||
 	fail "good: --folded: $(cat good.folded)"
 
+# Samples that record the cpu (perf record -a): "[003]" after the
+# thread, as perf script prints it.
+ncase=$((ncase + 1))
+python3 "$mk" cpu.data cpu >/dev/null || fail "cpu: mkperf"
+"$D" perf -i cpu.data >cpu.out 2>cpu.err || fail "cpu: exit $?: $(cat cpu.err)"
+grep -q '^prog  4242 \[003\]     0\.000004:     250000 cpu-clock: $' cpu.out ||
+	fail "cpu: $(head -n 1 cpu.out)"
+
 # Records in time order a round at a time, as perf sorts them: the
 # sample two rounds late (250 us, after the round in which 300 went out)
 # comes after 300.

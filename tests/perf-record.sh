@@ -9,14 +9,15 @@
 # `perf record --call-graph dwarf` (user registers and stack copies),
 # the C program also with -z (its records compressed), with -o - (a
 # pipe-mode stream, also read from a pipe) and with two events, and once
-# more, built with frame pointers, with `perf record -g`.  For every profile the stacks pclndump perf unwinds
-# and names must equal perf script's for at least 99% of samples
-# (tests/perf/compare.py: per frame, inlined frames included, both
-# sides normalized the same way; the rest is listed by kind).  Then:
-# folded stacks add up to the samples, the SVG flame graph is
-# well-formed XML holding the frames of the profile, and a profile whose
-# program is gone is read with its tables found by build-id in perf's
-# build-id cache.
+# more, built with frame pointers, with `perf record -g`.  For every
+# profile the stacks pclndump perf unwinds and names must equal perf
+# script's for at least 99% of samples (tests/perf/compare.py: per
+# frame, inlined frames included, both sides normalized the same way;
+# the rest is listed by kind).  Then: a Go program (tests/perf/prog.go)
+# is walked with its own table to runtime.goexit; folded stacks add up
+# to the samples, the SVG flame graph is well-formed XML holding the
+# frames of the profile, and a profile whose program is gone is read
+# with its tables found by build-id in perf's build-id cache.
 #
 # Skips (77) where perf is missing or the kernel refuses perf_event_open
 # (perf_event_paranoid, a container without the syscall), saying which.
@@ -148,6 +149,46 @@ popts=
 popts=--no-inline
 record fp.data -g ./fp/cprog 600 >/dev/null && compare c-fp fp.data 85
 popts=
+
+# A Go program: its table is its .gopclntab, converted (Go's own pcdata 3,
+# the garbage collector's, once sent the walks off the stack as a CFA
+# rule).  perf script does not unwind Go code, so no comparison: the
+# samples in main.fib must be walked to runtime.goexit.
+ncase=$((ncase + 1))
+if ! command -v go >/dev/null 2>&1; then
+	if [ "${CI:-}" = true ]; then
+		fail "go: the Go toolchain is not installed (golang-go)"
+	else
+		echo "note: no go: the Go program is not profiled"
+	fi
+else
+	# The Go interop tests' offline Go environment and build cache.
+	GOCACHE=$top_builddir/tests/gointerop/work/gocache
+	GOPATH=$work/gopath GO111MODULE=off GOPROXY=off GOFLAGS= \
+	    GOTOOLCHAIN=local GOTELEMETRY=off CGO_ENABLED=0
+	export GOCACHE GOPATH GO111MODULE GOPROXY GOFLAGS GOTOOLCHAIN \
+	    GOTELEMETRY CGO_ENABLED
+	mkdir -p "$GOCACHE"
+	if ! (cd "$src" && go build -o "$work/goprog" prog.go) \
+	    >gobuild.log 2>&1; then
+		fail "go build: $(tail -n 3 gobuild.log)"
+	elif record go.data --call-graph dwarf ./goprog >/dev/null; then
+		"$D" perf -i go.data --stats --folded >go.folded \
+		    2>go.stats || fail "go: pclndump perf exited $?"
+		grep -q "goprog: table Go's .gopclntab, converted" go.stats ||
+			fail "go: no table from .gopclntab: $(grep goprog \
+			    go.stats)"
+		awk '/;main\.fib/ { n += $NF }
+		    /;runtime\.goexit;runtime\.main;main\.main;main\.work;main\.fib/ {
+			ok += $NF }
+		    END { printf("%d %d\n", ok, n)
+			exit !(n >= 50 && ok * 100 >= n * 99) }' go.folded \
+		    >go.count || fail "go: of the samples in main.fib (all," \
+		    "walked to runtime.goexit): $(cat go.count)"
+		echo "== go: samples in main.fib, walked to runtime.goexit:" \
+		    "$(cat go.count | awk '{ print $1 " of " $2 }')"
+	fi
+fi
 
 # libc's table came from lib/find: made from libc6-dbg's debug file (not
 # "without DWARF") and stored in the table cache under its build-id by

@@ -12,7 +12,7 @@
 dist_check_SCRIPTS += tests/perf-record.sh tests/perf-badinput.sh
 EXTRA_DIST += tests/perf/compare.py tests/perf/mkperf.py \
 	tests/perf/prog.c tests/perf/prog.cc tests/perf/work.c \
-	tests/perf/work.h
+	tests/perf/work.h tests/perf/prog.go
 TESTS += tests/perf-badinput.sh
 if HAVE_LIBDW
 TESTS += tests/perf-record.sh

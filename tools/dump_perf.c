@@ -939,7 +939,8 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 
 /* --- one sample ------------------------------------------------------ */
 
-/* As perf script prints it: "COMM TID SECS.USECS: PERIOD EVENT: " into
+/* As perf script prints it: "COMM TID [CPU] SECS.USECS: PERIOD EVENT: "
+ * ("[CPU] " where the samples record it) into
  * C->fb, before the sample's frames add their lines. */
 static void
 sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
@@ -987,6 +988,13 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 		c->fb.bad |= c->hd_post.bad;
 	}
 	ob_mem(&c->fb, c->hd_pre.b, c->hd_pre.len);
+	/* A profile that records the cpu (perf record -a) shows it,
+	 * "[001] ". */
+	if (ev->has_cpu) {
+		ob_mem(&c->fb, "[", 1);
+		ob_num(&c->fb, ev->cpu, 0, 3, '0');
+		ob_mem(&c->fb, "] ", 2);
+	}
 	ob_num(&c->fb, ev->time / 1000000000u, 0, 5, ' ');
 	ob_mem(&c->fb, ".", 1);
 	ob_num(&c->fb, ev->time % 1000000000u / 1000u, 0, 6, '0');
@@ -1289,10 +1297,10 @@ report(struct perf_cmd *c, int full)
 	fprintf(o, "\n  (\"memory read failed\": the walk reached the end of "
 	    "the stack copy, %" PRIu64 " samples)\n", s->truncated_stack);
 	fprintf(o, "  objects: %zu, %zu with a table (%zu .pcln sections, "
-	    "%zu made, %zu from the cache, %zu found by build-id, %zu "
-	    "build-id mismatches)\n", nobj, ntab, c->tables.nsection,
-	    c->tables.nimported, c->tables.ncached, c->tables.nbyid,
-	    c->tables.nmismatch);
+	    "%zu Go tables, %zu made, %zu from the cache, %zu found by "
+	    "build-id, %zu build-id mismatches)\n", nobj, ntab,
+	    c->tables.nsection, c->tables.ngo, c->tables.nimported,
+	    c->tables.ncached, c->tables.nbyid, c->tables.nmismatch);
 	for (i = 0; i < c->tables.nents; i++)
 		report_obj(o, c->tables.ents[i]);
 	fprintf(o, "  records: %" PRIu64 " MMAP/MMAP2, %" PRIu64 " COMM, %"

@@ -40,7 +40,7 @@ struct perf_tables {
 	const char *const *dirs;	/* --buildid-dir, searched first */
 	size_t ndirs;
 	int no_inline;
-	size_t nsection, nimported, ncached, nbyid, nmismatch;
+	size_t nsection, ngo, nimported, ncached, nbyid, nmismatch;
 	void *cache;			/* a pcln_cache (lib/find) */
 	int cache_tried;
 };

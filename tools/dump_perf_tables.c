@@ -8,7 +8,8 @@
  *   2. perf's build-id cache, ~/.debug/.build-id/xx/yyyy/elf (what
  *      `perf archive` packs, so a profile from another machine finds
  *      its objects by build-id), and each --buildid-dir DIR given;
- * and its table is its .pcln section, else (with libdw) lib/find's: the
+ * and its table is its .pcln section, else a Go program's .gopclntab
+ * converted, else (with libdw) lib/find's: the
  * table cache keyed by build-id, filled by importing the file with its
  * debug information found as gdb finds it (pcln_find.h), as pclndump's
  * other commands do.  Without a file, the cache or a debug directory may
@@ -29,6 +30,7 @@
 
 #include "dump.h"
 #include "dump_perf.h"
+#include "pcln_go.h"
 /* The debug-information search and table cache (lib/find), with libdw
  * (its options are dump.h's DUMP_FIND_*). */
 #ifdef HAVE_LIBDW
@@ -189,8 +191,10 @@ table_of(struct perf_tables *pt, struct perf_table_ent *e, const char *path,
 
 	e->vmo = text_vmo(m);
 	memset(&err, 0, sizeof err);
-	if (pcln_elf_find_pcln(m->buf, m->len, &sec, &err) == 1 &&
-	    sec.data != NULL) {
+	memset(&sec, 0, sizeof sec);
+	if (pcln_elf_find_pcln(m->buf, m->len, &sec, &err) != 1)
+		sec.data = NULL;
+	if (sec.data != NULL && strcmp(sec.name, PCLN_ELF_SECTION) == 0) {
 		e->map = m->buf;
 		e->maplen = m->len;
 		e->blob = sec.data;
@@ -198,6 +202,21 @@ table_of(struct perf_tables *pt, struct perf_table_ent *e, const char *path,
 		e->source = "pcln";
 		pt->nsection++;
 		return 0;
+	}
+	/* A Go program: its own table (.gopclntab, any version Go wrote
+	 * since 1.2), converted, as pclndump's other commands read it. */
+	if (sec.data != NULL && strcmp(sec.name, PCLN_ELF_SECTION) != 0) {
+		if (pcln_go_convert(m->buf, m->len, 0, 0, &e->heap, &e->len,
+		    NULL, &err) == 0) {
+			e->blob = e->heap;
+			e->source = "Go's .gopclntab, converted";
+			pt->ngo++;
+			keep_or_unmap(e, m);
+			return 0;
+		}
+		snprintf(e->why, sizeof e->why, "its Go table: %s", err.msg);
+		keep_or_unmap(e, m);
+		return -1;
 	}
 #if defined(PERF_USE_FIND)
 	keep_or_unmap(e, m);

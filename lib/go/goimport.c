@@ -469,7 +469,11 @@ import_func(struct gotab *g, pcln_builder *b, uint64_t i, size_t *maxfile,
 		uint32_t off = pclnrt_load32(g->d + rec + g->pcdata_at + 4 * j,
 		    g->big);
 		uint64_t ext;
-		if (off == 0)
+		/* Go's pcdata 3 on (ArgLiveIndex, Go 1.18: the garbage
+		 * collector's) are not kept: in a pcln blob those indexes
+		 * are the CFA rules a walk follows (doc/FORMAT.md), and
+		 * Go's values read as them send it off the stack. */
+		if (off == 0 || j >= PCLN_PCDATA_CFA)
 			continue;
 		if (table_extent(g, off, entry, "pcdata", name, &ext,
 		    err) < 0 || import_table(g, b, f, PCLN_TAB_PCDATA(j), off,

@@ -13,7 +13,9 @@
  *
  * The importer reads functions (entry, name, args, the Func's third word
  * -- frame size up to Go 1.10, deferreturn later, carried verbatim), the
- * pcsp, pcfile and pcln tables, the pcdata tables, and (Go 1.2 and 1.16
+ * pcsp, pcfile and pcln tables, the pcdata tables 0 to 2 (Go's 3, the
+ * garbage collector's ArgLiveIndex since Go 1.18, is left out: pcdata 3
+ * and 4 of a pcln blob are the CFA rules a walk follows), and (Go 1.2 and 1.16
  * layouts, where they are pointers) the funcdata values, and adds them
  * to a new pcln_builder whose target is the table's own (pointer size,
  * quantum, byte order).  Function sizes come from where each function's

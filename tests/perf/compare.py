@@ -22,7 +22,7 @@ import re
 import sys
 from collections import Counter
 
-HEAD = re.compile(r'^(\S.*?)\s+(\d+)\s+(\d+\.\d+):')
+HEAD = re.compile(r'^(\S.*?)\s+(\d+)\s+(?:\[\d+\]\s+)?(\d+\.\d+):')
 FRAME = re.compile(r'^\s+([0-9a-f]+)\s+(.*?)\s*\(([^()]*)\)\s*$')
 CLONE = re.compile(r'(\.(constprop|isra|part|cold|lto_priv|localalias)(\.\d+)?)+$')
 

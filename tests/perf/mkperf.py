@@ -21,6 +21,8 @@ CASE (default "good") damages it on purpose:
                 header, then HEADER_ATTR, HEADER_FEATURE (HOSTNAME) and
                 EVENT_UPDATE (the name "cpu-clock") records before the
                 others
+  cpu           good with the cpu in samples and trailers (SAMPLE_CPU, as
+                perf record -a writes them): cpu 3
   pipe-noattr   a pipe-mode stream without its HEADER_ATTR record
   pipe-bad-attr the HEADER_ATTR record's attr says it is 12 bytes long
   bad-attr-size attr_size 12
@@ -48,8 +50,13 @@ PID = 4242
 SP = 0x7ffd00001000
 
 
+CPU = False
+
+
 def rec(rtype, misc, body, time):
     body += struct.pack('<II', PID, PID) + struct.pack('<Q', time)
+    if CPU:
+        body += struct.pack('<II', 3, 0)
     while (len(body) + 8) % 8:
         body += b'\0'
     return struct.pack('<IHH', rtype, misc, len(body) + 8) + body
@@ -63,7 +70,10 @@ def cstr(s, align=8):
 
 
 def build(case):
-    attr = struct.pack('<IIQQQQQ', 1, 128, 0, 4000, SAMPLE_TYPE, 0, FLAGS)
+    global CPU
+    CPU = case == 'cpu'
+    stype = SAMPLE_TYPE | ((1 << 7) if CPU else 0)
+    attr = struct.pack('<IIQQQQQ', 1, 128, 0, 4000, stype, 0, FLAGS)
     attr += b'\0' * (72 - len(attr))
     attr += struct.pack('<QQIi', 0, REGS, 64, 0)   # branch, regs, stack
     attr += b'\0' * (128 - len(attr))
@@ -91,7 +101,10 @@ def build(case):
     stack = bytes(range(64))
 
     def sample_rec(time):
-        sample = struct.pack('<QIIQQ', 0x400010, PID, PID, time, 250000)
+        sample = struct.pack('<QIIQ', 0x400010, PID, PID, time)
+        if CPU:
+            sample += struct.pack('<II', 3, 0)
+        sample += struct.pack('<Q', 250000)
         nr = len(chain) if case != 'bad-chain' else 1 << 40
         sample += struct.pack('<Q', nr) + b''.join(struct.pack('<Q', c)
                                                     for c in chain)

@@ -1,0 +1,24 @@
+// prog.go -- tests/perf-record.sh's Go program: its samples are walked
+// with the table converted from its .gopclntab.
+package main
+
+//go:noinline
+func fib(n int) int {
+	if n < 2 {
+		return n
+	}
+	return fib(n-1) + fib(n-2)
+}
+
+//go:noinline
+func work(n int) int {
+	s := 0
+	for i := 0; i < n; i++ {
+		s += fib(25)
+	}
+	return s
+}
+
+func main() {
+	println(work(300))
+}
