@@ -66,6 +66,14 @@ python3 "$mk" cpu.data cpu >/dev/null || fail "cpu: mkperf"
 grep -q '^prog  4242 \[003\]     0\.000004:     250000 cpu-clock: $' cpu.out ||
 	fail "cpu: $(head -n 1 cpu.out)"
 
+# A tracepoint's sample line has no period (perf script prints the
+# event's fields there; pclndump does not read them).
+ncase=$((ncase + 1))
+python3 "$mk" tp.data tracepoint >/dev/null || fail "tracepoint: mkperf"
+"$D" perf -i tp.data >tp.out 2>tp.err || fail "tracepoint: exit $?: $(cat tp.err)"
+grep -q '^prog  4242     0\.000004: event-2:316: $' tp.out ||
+	fail "tracepoint: $(head -n 1 tp.out)"
+
 # Records in time order a round at a time, as perf sorts them: the
 # sample two rounds late (250 us, after the round in which 300 went out)
 # comes after 300.

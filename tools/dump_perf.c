@@ -939,6 +939,8 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 
 /* --- one sample ------------------------------------------------------ */
 
+#define PERF_TYPE_TRACEPOINT	2	/* perf_event_attr.type */
+
 /* As perf script prints it: "COMM TID [CPU] SECS.USECS: PERIOD EVENT: "
  * ("[CPU] " where the samples record it) into
  * C->fb, before the sample's frames add their lines. */
@@ -977,10 +979,18 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 	}
 	if (c->hd_period != period || c->hd_event != event ||
 	    c->hd_post.len == 0) {
+		const pcln_perf_attr *a = ev->attr != NULL ? ev->attr :
+		    pcln_perf_get_attr(c->p, 0);
+
 		c->hd_post.len = 0;
 		ob_mem(&c->hd_post, ": ", 2);
-		ob_num(&c->hd_post, period, 0, 10, ' ');
-		ob_mem(&c->hd_post, " ", 1);
+		/* A tracepoint's line has no period (perf script's fields
+		 * for them; it prints the event's fields instead, which this
+		 * does not read). */
+		if (a == NULL || a->type != PERF_TYPE_TRACEPOINT) {
+			ob_num(&c->hd_post, period, 0, 10, ' ');
+			ob_mem(&c->hd_post, " ", 1);
+		}
 		ob_str(&c->hd_post, event);
 		ob_mem(&c->hd_post, ": \n", 3);
 		c->hd_period = period;

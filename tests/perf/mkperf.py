@@ -23,6 +23,7 @@ CASE (default "good") damages it on purpose:
                 others
   cpu           good with the cpu in samples and trailers (SAMPLE_CPU, as
                 perf record -a writes them): cpu 3
+  tracepoint    good's attribute a tracepoint's (type 2, config 316)
   pipe-noattr   a pipe-mode stream without its HEADER_ATTR record
   pipe-bad-attr the HEADER_ATTR record's attr says it is 12 bytes long
   bad-attr-size attr_size 12
@@ -73,7 +74,9 @@ def build(case):
     global CPU
     CPU = case == 'cpu'
     stype = SAMPLE_TYPE | ((1 << 7) if CPU else 0)
-    attr = struct.pack('<IIQQQQQ', 1, 128, 0, 4000, stype, 0, FLAGS)
+    atype, aconfig = (2, 316) if case == 'tracepoint' else (1, 0)
+    attr = struct.pack('<IIQQQQQ', atype, 128, aconfig, 4000, stype, 0,
+                       FLAGS)
     attr += b'\0' * (72 - len(attr))
     attr += struct.pack('<QQIi', 0, REGS, 64, 0)   # branch, regs, stack
     attr += b'\0' * (128 - len(attr))
