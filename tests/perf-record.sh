@@ -155,20 +155,13 @@ popts=
 # rule).  perf script does not unwind Go code, so no comparison: the
 # samples in main.fib must be walked to runtime.goexit.
 ncase=$((ncase + 1))
-if ! command -v go >/dev/null 2>&1; then
+if ! use_go; then
 	if [ "${CI:-}" = true ]; then
 		fail "go: the Go toolchain is not installed (golang-go)"
 	else
 		echo "note: no go: the Go program is not profiled"
 	fi
 else
-	# The Go interop tests' offline Go environment and build cache.
-	GOCACHE=$top_builddir/tests/gointerop/work/gocache
-	GOPATH=$work/gopath GO111MODULE=off GOPROXY=off GOFLAGS= \
-	    GOTOOLCHAIN=local GOTELEMETRY=off CGO_ENABLED=0
-	export GOCACHE GOPATH GO111MODULE GOPROXY GOFLAGS GOTOOLCHAIN \
-	    GOTELEMETRY CGO_ENABLED
-	mkdir -p "$GOCACHE"
 	if ! (cd "$src" && go build -o "$work/goprog" prog.go) \
 	    >gobuild.log 2>&1; then
 		fail "go build: $(tail -n 3 gobuild.log)"

@@ -4,7 +4,8 @@
 # with dlopen, a thread blocked in read(2), one in pthread_cond_wait
 # inside the library with an inlined call, one sleeping in the plugin,
 # one running), against eu-stack -p and gdb attached to the same process:
-# the same frames, thread by thread (tests/proc-stacks.py).  Then bad
+# the same frames, thread by thread (tests/proc-stacks.py); a Go program
+# (tests/proc/goprog.go), walked with its own table.  Then bad
 # input, each a clear message, a non-zero exit and a target that runs on
 # afterwards (never killed, never left stopped):
 #   - a pid that does not exist;
@@ -74,6 +75,43 @@ assert t["stop"]["complete"], t["stop"]
 assert "t_spin" in names, names
 print("the running thread: %s" % " < ".join(n or "??" for n in names))
 PY
+
+# --- a Go program ---------------------------------------------------------
+# Its table is its .gopclntab, converted; the walk of the thread running
+# main.fib reaches runtime.goexit (Go's own pcdata 3, read as a CFA rule,
+# once sent it off the stack at the first frame).
+ncase=$((ncase + 1))
+if ! use_go; then
+	if [ "${CI:-}" = true ]; then
+		fail "go: the Go toolchain is not installed (golang-go)"
+	else
+		echo "note: no go: no Go program walked"
+	fi
+elif ! (cd "$top_srcdir/tests/proc" && go build -o "$work/goprog" \
+    goprog.go) >gobuild.log 2>&1; then
+	fail "go build: $(tail -n 3 gobuild.log)"
+else
+	"$work/goprog" &
+	gopid=$!
+	sleep 0.3
+	"$D" --json stack --pid $gopid >go.json 2>go.err ||
+		fail "Go: stack --pid exited $?: $(cat go.err)"
+	kill $gopid 2>/dev/null
+	wait $gopid 2>/dev/null
+	python3 - <<'PY' || fail "Go: no thread walked from main.fib to runtime.goexit"
+import json
+want = ["main.work", "main.main", "runtime.main", "runtime.goexit"]
+for t in json.load(open("go.json"))["threads"]:
+    names = [f["function"] for f in t["frames"]]
+    if names and names[0] == "main.fib":
+        rest = [n for n in names if n != "main.fib"]
+        assert rest == want and t["stop"]["complete"], (names, t["stop"])
+        print("Go: %d frames: main.fib ... %s" % (len(names), " < ".join(rest)))
+        break
+else:
+    raise SystemExit("no thread in main.fib")
+PY
+fi
 
 # --- bad input --------------------------------------------------------------
 check_bad() {	# TAG EXPECTED-STATUS MESSAGE-PATTERN; output in bad.out/err

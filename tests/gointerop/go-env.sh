@@ -18,11 +18,8 @@ fi
 gointerop=$top_srcdir/tests/gointerop
 work=$top_builddir/tests/gointerop/work
 mkdir -p "$work"
-GOCACHE=$work/gocache GOPATH=$work/gopath GO111MODULE=off GOPROXY=off \
-    GOFLAGS= GOTOOLCHAIN=local GOTELEMETRY=off CGO_ENABLED=0
-export GOCACHE GOPATH GO111MODULE GOPROXY GOFLAGS GOTOOLCHAIN GOTELEMETRY \
-    CGO_ENABLED
-unset GOOS GOARCH GOROOT 2>/dev/null || true
+. "$top_srcdir/tests/lib.sh"	# use_go: the environment, shared
+use_go
 
 pclnjson=$top_builddir/tests/gointerop/pclnjson
 pclndump=$top_builddir/tools/pclndump
