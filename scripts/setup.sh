@@ -16,6 +16,7 @@ top=$(pwd)
 # reads perf record -z's profiles, and zstd makes them in
 # tests/perf-badinput.sh.
 # libbpf-dev bpftool: the BPF build of the runtime (bpf/).
+# libtraceevent-dev: pclndump perf prints tracepoints' fields with it.
 # elfutils (eu-stack, eu-addr2line), gdb, libc6-dbg (gdb's libc frames
 # by name), util-linux (setpriv): the whole-process tests compare with
 # them (tests/proc-stack.sh, proc-a2l.sh, xcrash-gdb.sh).
@@ -27,6 +28,7 @@ linux-perf
 googletest libstb-dev
 debuginfod libdebuginfod-dev libzstd-dev liblzma-dev xz-utils zstd
 libbpf-dev bpftool
+libtraceevent-dev
 elfutils gdb libc6-dbg util-linux"
 missing=
 for p in $pkgs; do

@@ -74,6 +74,36 @@ python3 "$mk" tp.data tracepoint >/dev/null || fail "tracepoint: mkperf"
 grep -q '^prog  4242     0\.000004: event-2:316: $' tp.out ||
 	fail "tracepoint: $(head -n 1 tp.out)"
 
+# A tracepoint's fields (libtraceevent, from the TRACING_DATA feature):
+# its event named from its format, its fields printed by its print
+# format, a __data_loc string among them.  Tracing data cut short is
+# said once, and the samples are printed without fields; so is a format
+# libtraceevent crashes on.
+if grep -q '^#define HAVE_LIBTRACEEVENT 1' "$top_builddir/config.h"; then
+	ncase=$((ncase + 1))
+	python3 "$mk" tracing.data tracing >/dev/null || fail "tracing: mkperf"
+	"$D" perf -i tracing.data >tracing.out 2>tracing.err ||
+		fail "tracing: exit $?: $(cat tracing.err)"
+	grep -q '^prog  4242     0\.000004: test:myev: value=42 name=hello$' \
+	    tracing.out || fail "tracing: $(head -n 1 tracing.out)"
+	expect tracing-cut 0 'the tracing data: the event formats are cut short: tracepoints. fields are not printed'
+	ncase=$((ncase + 1))
+	grep -q '^prog  4242     0\.000004: event-2:7: $' tracing-cut.out ||
+		fail "tracing-cut: $(head -n 1 tracing-cut.out)"
+	# libtraceevent runs in a child process: a format it crashes on
+	# (SIGFPE in 1.7.1) costs the fields, not the run.
+	ncase=$((ncase + 1))
+	python3 "$mk" fpe.data tracing-fpe >/dev/null || fail "fpe: mkperf"
+	rc=0
+	"$D" perf -i fpe.data >fpe.out 2>fpe.err || rc=$?
+	[ "$rc" = 0 ] && grep -q '^prog  4242     0\.000004: ' fpe.out ||
+		fail "tracing-fpe: exit $rc: $(cat fpe.err)"
+	if grep -q 'libtraceevent failed on it (signal' fpe.err; then
+		grep -q ': event-2:7: $' fpe.out ||
+			fail "tracing-fpe: $(head -n 1 fpe.out)"
+	fi
+fi
+
 # Records in time order a round at a time, as perf sorts them: the
 # sample two rounds late (250 us, after the round in which 300 went out)
 # comes after 300.
@@ -161,7 +191,8 @@ rc=0; "$D" perf -i missing.data 2>missing.err || rc=$?
 	fail "missing: exit $rc: $(cat missing.err)"
 
 # Every truncation of the sound file, and every single-byte change of
-# it and of its compressed form: never a crash (a signal gives a status
+# it, of its compressed form and of the one with tracing data (whose
+# formats libtraceevent parses): never a crash (a signal gives a status
 # above 128).
 ncase=$((ncase + 1))
 len=$(wc -c <good.data)
@@ -176,7 +207,8 @@ while [ "$i" -lt "$len" ]; do
 	i=$((i + 7))
 done
 [ -f compressed.data ] || cp good.data compressed.data
-for f in good compressed; do
+[ -f tracing.data ] || cp good.data tracing.data
+for f in good compressed tracing; do
 python3 - $f.data "$D" <<'EOF' || fail "flipped bytes of $f.data: a crash"
 import subprocess, sys
 data = open(sys.argv[1], 'rb').read()

@@ -8,8 +8,9 @@
 # both gcc -O2 -g without frame pointers.  Each is recorded with
 # `perf record --call-graph dwarf` (user registers and stack copies),
 # the C program also with -z (its records compressed), with -o - (a
-# pipe-mode stream, also read from a pipe) and with two events, and once
-# more, built with frame pointers, with `perf record -g`.  For every
+# pipe-mode stream, also read from a pipe), with two events and with
+# tracepoints, and once more, built with frame pointers, with `perf
+# record -g`.  For every
 # profile the stacks pclndump perf unwinds and names must equal perf
 # script's for at least 99% of samples (tests/perf/compare.py: per
 # frame, inlined frames included, both sides normalized the same way;
@@ -109,19 +110,54 @@ else
 	echo "note: built without libzstd: perf record -z not compared"
 fi
 # Two events (-e cpu-clock -e task-clock): each sample's line names its
-# own, as perf script's does, in the same order.
+# own, right-aligned to the longer, as perf script's line does.
 if record cm.data -e task-clock --call-graph dwarf ./cprog 300 >/dev/null
 then
 	compare c-dwarf-2ev cm.data 99
 	ncase=$((ncase + 1))
-	hdr='/^[^[:space:]]/ { print $2, $3, $5 }'
-	awk "$hdr" c-dwarf-2ev.perf >cm.perf.hdr
-	awk "$hdr" c-dwarf-2ev.pcln >cm.pcln.hdr
-	grep -q ' task-clock:$' cm.perf.hdr && grep -q ' cpu-clock:$' \
+	grep '^[^[:space:]]' c-dwarf-2ev.perf >cm.perf.hdr
+	grep '^[^[:space:]]' c-dwarf-2ev.pcln >cm.pcln.hdr
+	grep -q ' task-clock: $' cm.perf.hdr && grep -q ' cpu-clock: $' \
 	    cm.perf.hdr && cmp -s cm.perf.hdr cm.pcln.hdr ||
 		fail "c-dwarf-2ev: the samples' events differ: $(diff \
 		    cm.perf.hdr cm.pcln.hdr | head -n 4)"
 fi
+# Tracepoints (-e sched:sched_switch and others, -g): each sample's line
+# with its event's fields as perf script prints them (libtraceevent,
+# from the profile's tracing data), in a file and in a pipe-mode stream.
+# The events' names are right-aligned to the longest, as perf's.
+ncase=$((ncase + 1))
+tps="-e sched:sched_switch -e raw_syscalls:sys_enter -e sched:sched_process_exec"
+if ! grep -q '^#define HAVE_LIBTRACEEVENT 1' "$top_builddir/config.h"; then
+	echo "note: built without libtraceevent: tracepoints' fields not compared"
+elif ! perf record -q $tps -g -o tp.data ./cprog 50 >/dev/null 2>tp.log
+then
+	if grep -qi 'tracepoint\|tracefs\|debugfs' tp.log; then
+		echo "note: the kernel refuses tracepoints here: $(head -n 2 \
+		    tp.log | tr '\n' ' ')"
+	else
+		fail "perf record $tps: $(tail -n 3 tp.log)"
+	fi
+else
+	perf record -q $tps -g -o - ./cprog 50 >tpipe.data 2>tpipe.log ||
+		fail "perf record $tps -o -: $(tail -n 3 tpipe.log)"
+	for f in tp tpipe; do
+		perf script -i $f.data >$f.perf 2>/dev/null ||
+			fail "$f: perf script failed"
+		"$D" perf -i $f.data >$f.pcln 2>$f.err ||
+			fail "$f: pclndump perf exited $?: $(cat $f.err)"
+		grep '^[^[:space:]]' $f.perf >$f.perf.hdr
+		grep '^[^[:space:]]' $f.pcln >$f.pcln.hdr
+		grep -q 'sched:sched_switch: prev_comm=.* ==> next_comm=' \
+		    $f.pcln.hdr && grep -q 'sched_process_exec: filename=' \
+		    $f.pcln.hdr && cmp -s $f.perf.hdr $f.pcln.hdr ||
+			fail "$f: the sample lines differ from perf script's:" \
+			    "$(diff $f.perf.hdr $f.pcln.hdr | head -n 4)"
+	done
+	echo "== tracepoints: $(wc -l <tp.pcln.hdr) and $(wc -l \
+	    <tpipe.pcln.hdr) sample lines as perf script's"
+fi
+
 # perf record -o -: a pipe-mode stream (its attributes and features in
 # its first records), read from a file and from a pipe.
 if perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - ./cprog 300 \

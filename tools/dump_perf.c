@@ -90,6 +90,8 @@ struct perf_cmd {
 	FILE *out;
 	char evname[64];		/* attribute 0's event */
 	char (*evnames)[64];		/* each attribute's, NEVNAMES */
+	struct dump_trace *trace;	/* tracepoints' formats, or NULL */
+	size_t evwidth;			/* the longest event name */
 	size_t nevnames;
 	/* per sample */
 	struct oframe of[MAX_OUT];
@@ -180,6 +182,8 @@ usage(FILE *f)
 }
 
 static char outbuf[1 << 18];	/* stdout's buffer */
+
+#define PERF_TYPE_TRACEPOINT	2	/* perf_event_attr.type */
 
 /* --- the input ------------------------------------------------------- */
 
@@ -939,8 +943,6 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 
 /* --- one sample ------------------------------------------------------ */
 
-#define PERF_TYPE_TRACEPOINT	2	/* perf_event_attr.type */
-
 /* As perf script prints it: "COMM TID [CPU] SECS.USECS: PERIOD EVENT: "
  * ("[CPU] " where the samples record it) into
  * C->fb, before the sample's frames add their lines. */
@@ -950,6 +952,7 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 {
 	uint64_t period = ev->u.sample.period;
 	const char *event = c->evname;
+	size_t i;
 
 	/* Without PERIOD in the samples the period is the attribute's
 	 * (perf record -c N). */
@@ -985,12 +988,15 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 		c->hd_post.len = 0;
 		ob_mem(&c->hd_post, ": ", 2);
 		/* A tracepoint's line has no period (perf script's fields
-		 * for them; it prints the event's fields instead, which this
-		 * does not read). */
+		 * for them): its fields instead, below. */
 		if (a == NULL || a->type != PERF_TYPE_TRACEPOINT) {
 			ob_num(&c->hd_post, period, 0, 10, ' ');
 			ob_mem(&c->hd_post, " ", 1);
 		}
+		/* Right-aligned to the longest event name, as perf
+		 * script's "%*s: ". */
+		for (i = strlen(event); i < c->evwidth; i++)
+			ob_mem(&c->hd_post, " ", 1);
 		ob_str(&c->hd_post, event);
 		ob_mem(&c->hd_post, ": \n", 3);
 		c->hd_period = period;
@@ -1008,6 +1014,22 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 	ob_num(&c->fb, ev->time / 1000000000u, 0, 5, ' ');
 	ob_mem(&c->fb, ".", 1);
 	ob_num(&c->fb, ev->time % 1000000000u / 1000u, 0, 6, '0');
+	if (c->trace != NULL && ev->u.sample.raw != NULL) {
+		const pcln_perf_attr *a = ev->attr != NULL ? ev->attr :
+		    pcln_perf_get_attr(c->p, 0);
+		const char *info = a != NULL && a->type ==
+		    PERF_TYPE_TRACEPOINT ? dump_trace_info(c->trace,
+		    a->config, ev->cpu, ev->u.sample.raw,
+		    ev->u.sample.raw_size) : NULL;
+
+		/* "EVENT: " and its fields, as perf script prints them. */
+		if (info != NULL) {
+			ob_mem(&c->fb, c->hd_post.b, c->hd_post.len - 1);
+			ob_str(&c->fb, info);
+			ob_mem(&c->fb, "\n", 1);
+			return;
+		}
+	}
 	ob_mem(&c->fb, c->hd_post.b, c->hd_post.len);
 }
 
@@ -1148,7 +1170,8 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 /* --- the header ------------------------------------------------------ */
 
 static void
-attr_event(const pcln_perf_attr *a, char *buf, size_t n)
+attr_event(struct perf_cmd *c, const pcln_perf_attr *a, char *buf,
+    size_t n)
 {
 	static const char *const sw[] = { "cpu-clock", "task-clock",
 		"page-faults", "context-switches", "cpu-migrations" };
@@ -1158,12 +1181,42 @@ attr_event(const pcln_perf_attr *a, char *buf, size_t n)
 
 	if (a->name != NULL)
 		snprintf(buf, n, "%s", a->name);
+	else if (a->type == PERF_TYPE_TRACEPOINT &&
+	    dump_trace_name(c->trace, a->config, buf, n))
+		;	/* its format's "SYSTEM:NAME", as perf names it */
 	else if (a->type == 1 && a->config < 5)
 		snprintf(buf, n, "%s", sw[a->config]);
 	else if (a->type == 0 && a->config < 6)
 		snprintf(buf, n, "%s", hw[a->config]);
 	else
 		snprintf(buf, n, "event-%u:%" PRIu64, a->type, a->config);
+}
+
+/* The tracepoints' formats, if a tracepoint is among the events and the
+ * profile has its tracing data: their samples' fields are printed as
+ * perf script prints them.  If they cannot be read, that is said once,
+ * and the samples are printed without. */
+static void
+open_trace(struct perf_cmd *c)
+{
+	size_t i, n = pcln_perf_get_info(c->p)->nattr;
+	const uint8_t *data;
+	size_t len;
+	char why[200];
+
+	for (i = 0; i < n; i++)
+		if (pcln_perf_get_attr(c->p, i)->type == PERF_TYPE_TRACEPOINT)
+			break;
+	if (i == n || c->folded || c->svg != NULL)
+		return;
+	if (!pcln_perf_tracing_data(c->p, &data, &len)) {
+		dump_error("%s: no tracing data: tracepoints' fields "
+		    "are not printed", c->input);
+		return;
+	}
+	if ((c->trace = dump_trace_open(data, len, why, sizeof why)) == NULL)
+		dump_error("%s: the tracing data: %s: tracepoints' "
+		    "fields are not printed", c->input, why);
 }
 
 /* Each attribute's event name, as perf script prints it in a sample's
@@ -1174,15 +1227,20 @@ event_names(struct perf_cmd *c)
 {
 	size_t i, n = pcln_perf_get_info(c->p)->nattr;
 
-	attr_event(pcln_perf_get_attr(c->p, 0), c->evname, sizeof c->evname);
+	attr_event(c, pcln_perf_get_attr(c->p, 0), c->evname,
+	    sizeof c->evname);
+	c->evwidth = strlen(c->evname);
 	if (n < 2)
 		return 0;
 	if ((c->evnames = calloc(n, sizeof *c->evnames)) == NULL)
 		return -1;
 	c->nevnames = n;
-	for (i = 0; i < n; i++)
-		attr_event(pcln_perf_get_attr(c->p, i), c->evnames[i],
+	for (i = 0; i < n; i++) {
+		attr_event(c, pcln_perf_get_attr(c->p, i), c->evnames[i],
 		    sizeof c->evnames[i]);
+		if (strlen(c->evnames[i]) > c->evwidth)
+			c->evwidth = strlen(c->evnames[i]);
+	}
 	return 0;
 }
 
@@ -1512,6 +1570,7 @@ dump_perf(int argc, char **argv)
 	/* The text's buffer at its full size at once: grown by doubling,
 	 * each step copied it and faulted in new pages. */
 	(void)ob_grow(&c->fb, 2 * OUT_CHUNK);
+	open_trace(c);
 	if (event_names(c) < 0) {
 		dump_error("perf: out of memory");
 		rc = DUMP_EXIT_IO;
@@ -1633,6 +1692,7 @@ out:
 	}
 	free(c->syms);
 	free(c->evnames);
+	dump_trace_close(c->trace);
 	free(c->fb.b);
 	free(c->hd_pre.b);
 	free(c->hd_post.b);

@@ -55,6 +55,21 @@ void dump_perf_tables_free(struct perf_tables *pt);
  * used (warned once). */
 const char *dump_perf_cache_dir(struct perf_tables *pt);
 
+/* --- tracepoints' fields (dump_trace.c) ------------------------------ */
+
+struct dump_trace;
+/* The profile's tracing data DATA[0..LEN) parsed (libtraceevent), or
+ * NULL and WHY. */
+struct dump_trace *dump_trace_open(const uint8_t *data, size_t len,
+    char *why, size_t whylen);
+/* Tracepoint ID's fields in RAW[0..N) (a sample on CPU) as perf script
+ * prints them, valid until the next call; NULL if they cannot be. */
+const char *dump_trace_info(struct dump_trace *t, uint64_t id, uint32_t cpu,
+    const uint8_t *raw, size_t n);
+/* Tracepoint ID's name, "SYSTEM:NAME", into BUF: 1, or 0 if unknown. */
+int dump_trace_name(struct dump_trace *t, uint64_t id, char *buf, size_t n);
+void dump_trace_close(struct dump_trace *t);
+
 /* --- stacks (dump_flame.c) ------------------------------------------- */
 
 enum frame_kind {

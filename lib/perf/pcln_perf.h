@@ -70,6 +70,8 @@ extern "C" {
 #define PCLN_PERF_RECORD_LOST_SAMPLES	13
 #define PCLN_PERF_RECORD_USER_FIRST	64	/* perf's own, no sample_id */
 #define PCLN_PERF_RECORD_HEADER_ATTR	64	/* pipe mode: an attribute */
+#define PCLN_PERF_RECORD_HEADER_TRACING_DATA	66	/* pipe mode: followed
+							 * by tracing data */
 #define PCLN_PERF_RECORD_EVENT_UPDATE	78	/* pipe mode: its name */
 #define PCLN_PERF_RECORD_HEADER_FEATURE	80	/* pipe mode: a feature */
 #define PCLN_PERF_RECORD_AUXTRACE	71	/* followed by its payload */
@@ -259,6 +261,10 @@ typedef struct pcln_perf_event {
 			const uint8_t *stack;	/* the user stack copy: its
 						 * first STACK_DYN bytes
 						 * are valid */
+			const uint8_t *raw;	/* PERF_SAMPLE_RAW (a
+						 * tracepoint's fields), or
+						 * NULL */
+			uint32_t raw_size;
 		} sample;
 	} u;
 } pcln_perf_event;
@@ -279,6 +285,14 @@ int pcln_perf_reg(const pcln_perf *p, const pcln_perf_event *ev,
     unsigned reg, uint64_t *v);
 /* The name of record type TYPE ("MMAP2"), or NULL. */
 const char *pcln_perf_record_name(uint32_t type);
+/* The profile's tracing data (the tracepoints' formats: perf's
+ * HEADER_TRACING_DATA feature section, or a pipe's HEADER_TRACING_DATA
+ * record's payload) in *DATA[0..*LEN): 1, or 0 if it has none.  Its
+ * layout is perf's (tools/perf/util/trace-event-read.c), not read
+ * here. */
+int pcln_perf_tracing_data(const pcln_perf *p, const uint8_t **data,
+    size_t *len);
+
 /* perf record -z: each PERF_RECORD_COMPRESSED is returned, then the
  * records it holds (decompressed with libzstd; their OFFSET is the
  * COMPRESSED record's, their pointers valid until the next call).  The

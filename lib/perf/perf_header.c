@@ -33,6 +33,7 @@
 
 /* Feature bits (perf's util/header.h). */
 enum {
+	FEAT_TRACING_DATA = 1,
 	FEAT_BUILD_ID = 2,
 	FEAT_HOSTNAME = 3,
 	FEAT_OSRELEASE = 4,
@@ -444,6 +445,10 @@ read_feature(pcln_perf *p, unsigned bit, const char *fname, uint64_t soff,
     uint64_t ssize)
 {
 	switch (bit) {
+	case FEAT_TRACING_DATA:
+		p->tracing = p->buf + soff;
+		p->ntracing = (size_t)ssize;
+		break;
 	case FEAT_BUILD_ID:
 		if (feat_buildids(p, soff, ssize) < 0)
 			warn(p, "BUILD_ID feature: out of memory");
@@ -584,6 +589,16 @@ open_pipe(pcln_perf *p, pcln_err *err)
 				    asz) / 8, &k, err) < 0)
 					return -1;
 				break;
+			case PCLN_PERF_RECORD_HEADER_TRACING_DATA:
+				/* { header; u32 size, pad; } then the data */
+				if (pass == 1 && size >= 16 && p->tracing ==
+				    NULL && perf_payload(p, r, size) <=
+				    p->len - off - size) {
+					p->tracing = r + size;
+					p->ntracing = (size_t)perf_payload(p, r,
+					    size);
+				}
+				break;
 			case PCLN_PERF_RECORD_HEADER_FEATURE:
 				if (pass == 1 && size >= 16) {
 					uint64_t bit = perf_u64(p, r + 8);
@@ -603,7 +618,9 @@ open_pipe(pcln_perf *p, pcln_err *err)
 			default:
 				break;
 			}
-			off += size;
+			if (perf_payload(p, r, size) > p->len - off - size)
+				break;
+			off += size + perf_payload(p, r, size);
 		}
 		if (pass == 1)
 			break;
@@ -641,7 +658,9 @@ open_pipe(pcln_perf *p, pcln_err *err)
 			if (a != NULL && a->name == NULL)
 				a->name = (const char *)r + 24;
 		}
-		off += size;
+		if (perf_payload(p, r, size) > p->len - off - size)
+			break;
+		off += size + perf_payload(p, r, size);
 	}
 	return 0;
 }
@@ -758,6 +777,17 @@ pcln_perf_close(pcln_perf *p)
 	free(p->order);
 	pclni_perf_free_chunks(p);
 	free(p);
+}
+
+int
+pcln_perf_tracing_data(const pcln_perf *p, const uint8_t **data,
+    size_t *len)
+{
+	if (p->tracing == NULL || p->ntracing == 0)
+		return 0;
+	*data = p->tracing;
+	*len = p->ntracing;
+	return 1;
 }
 
 const pcln_perf_info *

@@ -78,6 +78,8 @@ struct pcln_perf {
 	 * bytes from its start that the last sample's walk read, told
 	 * by pclni_perf_used (lib/perf/perf_space.c). */
 	size_t pf_bytes;
+	const uint8_t *tracing;		/* pcln_perf_tracing_data's */
+	size_t ntracing;
 	/* perf record -z (perf_record.c, decompress): the zstd stream runs
 	 * through every COMPRESSED record; CHUNKS[0..NCHUNKS) are those of
 	 * ids CHUNK0.., freed from the front; TAIL[0..NTAIL) the start of a
@@ -99,6 +101,13 @@ struct pcln_perf {
 	uint64_t upos;			/* the unordered walk in a chunk, or
 					 * 0 */
 };
+
+/* The bytes that follow record R (SIZE bytes, framing sound) and its
+ * size does not count: an AUXTRACE's payload (u64 at 8), a pipe's
+ * HEADER_TRACING_DATA's tracing data (u32 at 8, 8-aligned by perf).  0
+ * for the others. */
+static inline uint64_t perf_payload(const pcln_perf *p, const uint8_t *r,
+    uint16_t size);
 
 /* Free what perf record -z's records took (perf_record.c). */
 void pclni_perf_free_chunks(pcln_perf *p);
@@ -122,6 +131,18 @@ static inline uint16_t
 perf_u16(const pcln_perf *p, const uint8_t *q)
 {
 	return (uint16_t)pclnrt_load16(q, p->big);
+}
+
+static inline uint64_t
+perf_payload(const pcln_perf *p, const uint8_t *r, uint16_t size)
+{
+	uint32_t type = perf_u32(p, r);
+
+	if (type == PCLN_PERF_RECORD_AUXTRACE && size >= 16)
+		return perf_u64(p, r + 8);
+	if (type == PCLN_PERF_RECORD_HEADER_TRACING_DATA && size >= 16)
+		return perf_u32(p, r + 8);
+	return 0;
 }
 
 /* perf_header.c */

@@ -252,8 +252,13 @@ parse_sample(pcln_perf *p, pcln_perf_event *ev)
 	if (st & PCLN_PERF_SAMPLE_RAW) {
 		const uint8_t *r = take(&c, 4, "RAW");
 
-		if (r != NULL)
-			(void)take(&c, perf_u32(p, r), "RAW");
+		if (r != NULL) {
+			ev->u.sample.raw_size = perf_u32(p, r);
+			ev->u.sample.raw = take(&c, ev->u.sample.raw_size,
+			    "RAW");
+			if (ev->u.sample.raw == NULL)
+				ev->u.sample.raw_size = 0;
+		}
 	}
 	if (st & PCLN_PERF_SAMPLE_BRANCH_STACK) {
 		n = take64(&c, "BRANCH_STACK");
@@ -477,16 +482,14 @@ chunk_of(pcln_perf *p, uint64_t voff)
 	    p->chunk0];
 }
 
-/* The bytes from R that record R's framing spans: its size, and an
- * AUXTRACE's payload (R has AVAIL bytes, at least 16 for an AUXTRACE). */
+/* The bytes from R that record R's framing spans: its size, and what
+ * follows it (perf_payload; R has at least 16 bytes then). */
 static uint64_t
 extent(const pcln_perf *p, const uint8_t *r)
 {
-	uint64_t n = perf_u16(p, r + 6);
+	uint16_t n = perf_u16(p, r + 6);
 
-	if (perf_u32(p, r) == PCLN_PERF_RECORD_AUXTRACE && n >= 16)
-		n += perf_u64(p, r + 8);
-	return n;
+	return n + perf_payload(p, r, n);
 }
 
 static void
@@ -560,14 +563,15 @@ read_at(pcln_perf *p, uint64_t off, pcln_perf_event *ev, uint64_t *next,
 		    (unsigned long long)end,
 		    p->info.truncated ? " (the file is truncated)" : "");
 	step = ev->size;
-	if (ev->type == PCLN_PERF_RECORD_AUXTRACE && ev->size >= 16) {
-		uint64_t pay = perf_u64(p, r + 8);
+	if (ev->size >= 16) {
+		uint64_t pay = perf_payload(p, r, ev->size);
 
 		if (pay > end - off - ev->size)
 			return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
-			    "perf.data: AUXTRACE record at offset 0x%llx: "
+			    "perf.data: %s record at offset 0x%llx: "
 			    "its %llu-byte payload runs past the data "
-			    "section's end 0x%llx", (unsigned long long)off,
+			    "section's end 0x%llx", rname(ev->type),
+			    (unsigned long long)off,
 			    (unsigned long long)pay, (unsigned long long)end);
 		step += pay;
 	}
@@ -661,7 +665,9 @@ frame_at(pcln_perf *p, uint64_t off, uint32_t *type, uint16_t *size,
 	if (p->info.data_end - off < 8 ||
 	    perf_u16(p, p->buf + off + 6) < 8 ||
 	    perf_u16(p, p->buf + off + 6) > p->info.data_end - off ||
-	    (perf_u32(p, p->buf + off) == PCLN_PERF_RECORD_AUXTRACE)) {
+	    perf_u32(p, p->buf + off) == PCLN_PERF_RECORD_AUXTRACE ||
+	    perf_u32(p, p->buf + off) ==
+	    PCLN_PERF_RECORD_HEADER_TRACING_DATA) {
 		if (read_at(p, off, &ev, next, err) < 0)
 			return -1;
 		*type = ev.type;
@@ -862,9 +868,8 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 			    "%u, expected at least 8", o, (unsigned)n);
 			return zerr(err, PCLN_EHEADER, off, why);
 		}
-		if (perf_u32(p, buf + o) == PCLN_PERF_RECORD_AUXTRACE &&
-		    n >= 16 && out.pos - o < 16)
-			break;
+		if (n >= 16 && out.pos - o < 16)
+			break;	/* (its payload's size may be past) */
 		if ((n = extent(p, buf + o)) > out.pos - o)
 			break;
 		o += n;

@@ -24,6 +24,13 @@ CASE (default "good") damages it on purpose:
   cpu           good with the cpu in samples and trailers (SAMPLE_CPU, as
                 perf record -a writes them): cpu 3
   tracepoint    good's attribute a tracepoint's (type 2, config 316)
+  tracing       good's attribute tracepoint 7 ("test:myev", fields value
+                and a __data_loc string name) with RAW data in its
+                sample (value 42, name "hello") and the TRACING_DATA
+                feature, the events' formats
+  tracing-cut   the same, its tracing data cut inside the event's format
+  tracing-fpe   the same, its print format "...", __get_st%(name): what
+                libtraceevent 1.7 divides by zero on (SIGFPE)
   pipe-noattr   a pipe-mode stream without its HEADER_ATTR record
   pipe-bad-attr the HEADER_ATTR record's attr says it is 12 bytes long
   bad-attr-size attr_size 12
@@ -54,6 +61,47 @@ SP = 0x7ffd00001000
 CPU = False
 
 
+def tracing_data(cut, fpe=False):
+    """perf's tracing data (tools/perf/util/trace-event-info.c): one
+    event, test:myev, ID 7."""
+    fmt = (b'name: myev\nID: 7\nformat:\n'
+           b'\tfield:unsigned short common_type;\toffset:0;\tsize:2;'
+           b'\tsigned:0;\n'
+           b'\tfield:unsigned char common_flags;\toffset:2;\tsize:1;'
+           b'\tsigned:0;\n'
+           b'\tfield:unsigned char common_preempt_count;\toffset:3;'
+           b'\tsize:1;\tsigned:0;\n'
+           b'\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n'
+           b'\tfield:int value;\toffset:8;\tsize:4;\tsigned:1;\n'
+           b'\tfield:__data_loc char[] name;\toffset:12;\tsize:4;'
+           b'\tsigned:1;\n\n'
+           b'print fmt: "value=%d name=%s", REC->value, ' +
+           (b'__get_st%(name)\n' if fpe else b'__get_str(name)\n'))
+    hp = (b'\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n'
+          b'\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n'
+          b'\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n'
+          b'\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n')
+    d = b'\027\010\104tracing0.6\0' + bytes([0, 8]) + \
+        struct.pack('<I', 4096)
+    d += b'header_page\0' + struct.pack('<Q', len(hp)) + hp
+    d += b'header_event\0' + struct.pack('<Q', 0)
+    d += struct.pack('<I', 0)
+    d += struct.pack('<I', 1) + b'test\0' + struct.pack('<I', 1) + \
+        struct.pack('<Q', len(fmt)) + (fmt if not cut else fmt[:40])
+    if not cut:
+        d += struct.pack('<II', 0, 0) + struct.pack('<Q', 0)
+    return d
+
+
+def raw_data():
+    """test:myev's fields: value 42, name "hello" (at 16, 6 bytes)."""
+    r = struct.pack('<HBBiiI', 7, 0, 0, PID, 42, (6 << 16) | 16) + \
+        b'hello\0'
+    while (len(r) + 4) % 8:
+        r += b'\0'
+    return struct.pack('<I', len(r)) + r
+
+
 def rec(rtype, misc, body, time):
     body += struct.pack('<II', PID, PID) + struct.pack('<Q', time)
     if CPU:
@@ -73,8 +121,11 @@ def cstr(s, align=8):
 def build(case):
     global CPU
     CPU = case == 'cpu'
-    stype = SAMPLE_TYPE | ((1 << 7) if CPU else 0)
-    atype, aconfig = (2, 316) if case == 'tracepoint' else (1, 0)
+    tracing = case.startswith('tracing')
+    stype = SAMPLE_TYPE | ((1 << 7) if CPU else 0) | \
+        ((1 << 10) if tracing else 0)
+    atype, aconfig = (2, 316) if case == 'tracepoint' else \
+        (2, 7) if tracing else (1, 0)
     attr = struct.pack('<IIQQQQQ', atype, 128, aconfig, 4000, stype, 0,
                        FLAGS)
     attr += b'\0' * (72 - len(attr))
@@ -111,6 +162,8 @@ def build(case):
         nr = len(chain) if case != 'bad-chain' else 1 << 40
         sample += struct.pack('<Q', nr) + b''.join(struct.pack('<Q', c)
                                                     for c in chain)
+        if tracing:
+            sample += raw_data()
         sample += struct.pack('<QQQQ', 2, 0, SP, 0x400010)  # abi bp sp ip
         sample += struct.pack('<Q', 64) + stack + struct.pack('<Q', 64)
         return struct.pack('<IHH', 9, 2, len(sample) + 8) + sample
@@ -156,10 +209,18 @@ def build(case):
         cstr('/nonexistent/prog', 8)
     bid = struct.pack('<IHH', 0, 0, 8 + len(bidbody)) + bidbody
     host = struct.pack('<I', len(cstr('testhost'))) + cstr('testhost')
-    sect_off = feat_off + 2 * 16
-    feats = struct.pack('<QQ', sect_off, len(bid)) + \
-        struct.pack('<QQ', sect_off + len(bid), len(host)) + bid + host
+    sects = [bid, host]
     features = (1 << 2) | (1 << 3)
+    if tracing:
+        sects.insert(0, tracing_data(case == 'tracing-cut',
+                                     case == 'tracing-fpe'))
+        features |= 1 << 1
+    sect_off = feat_off + len(sects) * 16
+    feats = b''
+    for x in sects:
+        feats += struct.pack('<QQ', sect_off, len(x))
+        sect_off += len(x)
+    feats += b''.join(sects)
 
     data_size = len(data)
     if case == 'data-past-eof':
