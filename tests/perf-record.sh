@@ -8,9 +8,9 @@
 # both gcc -O2 -g without frame pointers.  Each is recorded with
 # `perf record --call-graph dwarf` (user registers and stack copies),
 # the C program also with -z (its records compressed), with -o - (a
-# pipe-mode stream, also read from a pipe), with two events and with
-# tracepoints, and once more, built with frame pointers, with `perf
-# record -g`.  For every
+# pipe-mode stream, also read from a pipe), with two events, with
+# tracepoints and without call chains, and once more, built with frame
+# pointers, with `perf record -g`.  For every
 # profile the stacks pclndump perf unwinds and names must equal perf
 # script's for at least 99% of samples (tests/perf/compare.py: per
 # frame, inlined frames included, both sides normalized the same way;
@@ -109,6 +109,20 @@ if grep -q '^#define HAVE_LIBZSTD 1' "$top_builddir/config.h"; then
 else
 	echo "note: built without libzstd: perf record -z not compared"
 fi
+# No call chains (perf record without -g): a sample on one line, its pc's
+# function after the event, as perf script prints it; up to the function
+# the lines are perf script's byte for byte.
+if record plain.data ./cprog 300 >/dev/null; then
+	compare c-plain plain.data 85
+	ncase=$((ncase + 1))
+	strip='s/ [^ ]*\(+0x[0-9a-f]*\)\{0,1\} ([^()]*)$//'
+	sed "$strip" c-plain.perf >plain.perf.cols
+	sed "$strip" c-plain.pcln >plain.pcln.cols
+	grep -q '^ *cprog [ 0-9]* [0-9.]*: *[0-9]* cpu-clock: *[0-9a-f]*$' \
+	    plain.pcln.cols && cmp -s plain.perf.cols plain.pcln.cols ||
+		fail "c-plain: the lines differ from perf script's: $(diff \
+		    plain.perf.cols plain.pcln.cols | head -n 4)"
+fi
 # Two events (-e cpu-clock -e task-clock): each sample's line names its
 # own, right-aligned to the longer, as perf script's line does.
 if record cm.data -e task-clock --call-graph dwarf ./cprog 300 >/dev/null
@@ -154,8 +168,22 @@ else
 			fail "$f: the sample lines differ from perf script's:" \
 			    "$(diff $f.perf.hdr $f.pcln.hdr | head -n 4)"
 	done
+	# Without -g: one line a sample, the command right-aligned; the
+	# whole text is perf script's.
+	if perf record -q $tps -o tpn.data ./cprog 50 >/dev/null 2>tpn.log
+	then
+		perf script -i tpn.data >tpn.perf 2>/dev/null
+		"$D" perf -i tpn.data >tpn.pcln 2>tpn.err ||
+			fail "tpn: pclndump perf exited $?: $(cat tpn.err)"
+		[ -s tpn.pcln ] && cmp -s tpn.perf tpn.pcln ||
+			fail "tpn: not perf script's text: $(diff tpn.perf \
+			    tpn.pcln | head -n 4)"
+	else
+		fail "perf record $tps (no -g): $(tail -n 3 tpn.log)"
+	fi
 	echo "== tracepoints: $(wc -l <tp.pcln.hdr) and $(wc -l \
-	    <tpipe.pcln.hdr) sample lines as perf script's"
+	    <tpipe.pcln.hdr) sample lines as perf script's; without -g" \
+	    "$(wc -l <tpn.pcln) lines, all of them"
 fi
 
 # perf record -o -: a pipe-mode stream (its attributes and features in

@@ -91,6 +91,7 @@ struct perf_cmd {
 	char evname[64];		/* attribute 0's event */
 	char (*evnames)[64];		/* each attribute's, NEVNAMES */
 	struct dump_trace *trace;	/* tracepoints' formats, or NULL */
+	int oneline;			/* this sample on one line */
 	size_t evwidth;			/* the longest event name */
 	size_t nevnames;
 	/* per sample */
@@ -117,6 +118,7 @@ struct perf_cmd {
 	const char *hd_comm;
 	uint64_t hd_period;
 	const char *hd_event;
+	int hd_oneline;
 	struct kmemo {
 		uint64_t pc, start;
 		const char *name, *mod;
@@ -962,14 +964,17 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 	/* "COMM   TID " and ": PERIOD EVENT: \n" are those of the sample
 	 * before, as a rule: made again only when they change. */
 	if (c->hd_tid != ev->tid || c->hd_comm != comm ||
-	    c->hd_pre.len == 0) {
+	    c->hd_oneline != c->oneline || c->hd_pre.len == 0) {
 		c->hd_pre.len = 0;
+		for (i = c->oneline ? strlen(comm) : 16; i < 16; i++)
+			ob_mem(&c->hd_pre, " ", 1);
 		ob_str(&c->hd_pre, comm);
 		ob_mem(&c->hd_pre, " ", 1);
 		ob_num(&c->hd_pre, ev->tid, 0, 5, ' ');
 		ob_mem(&c->hd_pre, " ", 1);
 		c->hd_tid = ev->tid;
 		c->hd_comm = comm;
+		c->hd_oneline = c->oneline;
 		c->fb.bad |= c->hd_pre.bad;
 	}
 	/* The sample's own event: its attribute's (one of the file's
@@ -1063,6 +1068,35 @@ flush_text(struct perf_cmd *c, int all)
 	return c->fb.bad ? -1 : 0;
 }
 
+/* The sample's text from C->fb.b + START (its header line, its frames'
+ * lines) made one line, as perf script prints a sample without a call
+ * chain: the header, " ", and its last frame line (the pc's function,
+ * not its inlined calls) without its tab; a tracepoint's header alone.
+ * No blank line follows it. */
+static void
+one_line(struct perf_cmd *c, size_t start, int tracepoint)
+{
+	char *b = (char *)c->fb.b;
+	char *h = memchr(b + start, '\n', c->fb.len - start);
+	size_t hl, last, n;
+
+	if (h == NULL)
+		return;
+	hl = (size_t)(h - (b + start));
+	if (tracepoint || start + hl + 1 == c->fb.len) {
+		c->fb.len = start + hl + 1;
+		return;
+	}
+	/* The last frame line: [LAST, len), a tab first, a newline last. */
+	for (last = c->fb.len - 1; last > start + hl + 1 &&
+	    b[last - 1] != '\n'; last--)
+		;
+	n = c->fb.len - (last + 1);	/* after the tab, with the newline */
+	b[start + hl] = ' ';
+	memmove(b + start + hl + 1, b + last + 1, n);
+	c->fb.len = start + hl + 1 + n;
+}
+
 static int
 do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 {
@@ -1074,7 +1108,7 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 	    PCLN_PERF_SAMPLE_STACK_USER) && (a->sample_type &
 	    PCLN_PERF_SAMPLE_REGS_USER);
 	uint64_t ctx = 0, e;
-	size_t i, nuser_chain = 0;
+	size_t i, nuser_chain = 0, start;
 	int first_user = 1, have_chain = ev->u.sample.callchain != NULL;
 	const char *comm;
 
@@ -1083,6 +1117,13 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 	comm = pcln_perf_comm(c->space, ev->pid, ev->tid);
 	if (comm == NULL)
 		comm = ev->pid == 0 ? "swapper" : ":unknown";
+	/* Without call chains (perf record without -g or --call-graph),
+	 * perf script prints a sample on one line: its pc's function
+	 * after the header (no inlined calls), the command right-aligned
+	 * in 16 columns; a tracepoint's no pc at all. */
+	c->oneline = a != NULL && !(a->sample_type &
+	    PCLN_PERF_SAMPLE_CALLCHAIN);
+	start = c->fb.len;
 	/* The text is made in place: the header, then each frame's lines
 	 * as it is named. */
 	if (c->fl == NULL)
@@ -1161,7 +1202,11 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 			return DUMP_EXIT_IO;
 		}
 	} else {
-		ob_mem(&c->fb, "\n", 1);
+		if (c->oneline && !c->fb.bad)
+			one_line(c, start, a != NULL && a->type ==
+			    PERF_TYPE_TRACEPOINT);
+		else
+			ob_mem(&c->fb, "\n", 1);
 		(void)flush_text(c, 0);
 	}
 	return 0;
@@ -1192,6 +1237,21 @@ attr_event(struct perf_cmd *c, const pcln_perf_attr *a, char *buf,
 		snprintf(buf, n, "event-%u:%" PRIu64, a->type, a->config);
 }
 
+/* dump_ksym_fn for tracepoints' fields: the kernel symbols kernel frames
+ * are named by (loaded in the child that formats the fields, as it first
+ * needs one). */
+static const char *
+trace_ksym(void *arg, uint64_t addr, uint64_t *start, const char **mod)
+{
+	struct perf_cmd *c = arg;
+
+	if (!c->kallsyms_tried)
+		load_kallsyms(c);
+	if (c->kallsyms == NULL)
+		return NULL;
+	return pcln_perf_syms_find(c->kallsyms, addr, start, mod);
+}
+
 /* The tracepoints' formats, if a tracepoint is among the events and the
  * profile has its tracing data: their samples' fields are printed as
  * perf script prints them.  If they cannot be read, that is said once,
@@ -1214,7 +1274,8 @@ open_trace(struct perf_cmd *c)
 		    "are not printed", c->input);
 		return;
 	}
-	if ((c->trace = dump_trace_open(data, len, why, sizeof why)) == NULL)
+	if ((c->trace = dump_trace_open(data, len, trace_ksym, c, why,
+	    sizeof why)) == NULL)
 		dump_error("%s: the tracing data: %s: tracepoints' "
 		    "fields are not printed", c->input, why);
 }

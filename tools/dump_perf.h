@@ -58,10 +58,14 @@ const char *dump_perf_cache_dir(struct perf_tables *pt);
 /* --- tracepoints' fields (dump_trace.c) ------------------------------ */
 
 struct dump_trace;
-/* The profile's tracing data DATA[0..LEN) parsed (libtraceevent), or
- * NULL and WHY. */
+/* The kernel function at ADDR (its start in *START, its module or NULL in
+ * *MOD), or NULL: for the fields that print one (%ps, %pS). */
+typedef const char *dump_ksym_fn(void *arg, uint64_t addr, uint64_t *start,
+    const char **mod);
+/* The profile's tracing data DATA[0..LEN) parsed (libtraceevent), kernel
+ * functions named by KSYM (ARG), or NULL and WHY. */
 struct dump_trace *dump_trace_open(const uint8_t *data, size_t len,
-    char *why, size_t whylen);
+    dump_ksym_fn *ksym, void *arg, char *why, size_t whylen);
 /* Tracepoint ID's fields in RAW[0..N) (a sample on CPU) as perf script
  * prints them, valid until the next call; NULL if they cannot be. */
 const char *dump_trace_info(struct dump_trace *t, uint64_t id, uint32_t cpu,

@@ -196,6 +196,30 @@ formats(struct tside *t, struct rd *r, uint64_t count,
 	return 0;
 }
 
+/* The kernel's function names, for libtraceevent (%ps, %pS): the
+ * tracing data has none (perf writes an empty kallsyms there since 2019
+ * and names them from the running kernel's, as pclndump does). */
+struct kres {
+	dump_ksym_fn *fn;
+	void *arg;
+};
+
+static char *
+resolve(void *priv, unsigned long long *addrp, char **modp)
+{
+	struct kres *k = priv;
+	uint64_t start = 0;
+	const char *mod = NULL, *name;
+
+	if (k->fn == NULL ||
+	    (name = k->fn(k->arg, *addrp, &start, &mod)) == NULL)
+		return NULL;
+	*addrp = start;
+	if (modp != NULL)
+		*modp = (char *)(uintptr_t)mod;
+	return (char *)(uintptr_t)name;
+}
+
 static struct tside *
 side_open(const uint8_t *data, size_t len, char *why, size_t whylen)
 {
@@ -439,7 +463,7 @@ reply(int fd, uint32_t status, const char *text)
 
 /* The child: answer requests until the parent closes its end. */
 static void __attribute__((noreturn))
-child(int fd, const uint8_t *data, size_t len)
+child(int fd, const uint8_t *data, size_t len, struct kres *k)
 {
 	char why[200], name[256];
 	struct tside *t = side_open(data, len, why, sizeof why);
@@ -450,6 +474,7 @@ child(int fd, const uint8_t *data, size_t len)
 	if (reply(fd, t != NULL ? 0 : 1, t != NULL ? "" : why) < 0 ||
 	    t == NULL)
 		_exit(0);
+	(void)tep_set_function_resolver(t->tep, resolve, k);
 	while (get(fd, &q, sizeof q, -1) == 0) {
 		const char *out = NULL;
 
@@ -523,9 +548,11 @@ ask(struct dump_trace *t, uint32_t op, uint64_t id, uint32_t cpu,
 }
 
 struct dump_trace *
-dump_trace_open(const uint8_t *data, size_t len, char *why, size_t whylen)
+dump_trace_open(const uint8_t *data, size_t len, dump_ksym_fn *ksym,
+    void *arg, char *why, size_t whylen)
 {
 	struct dump_trace *t;
+	struct kres k = { ksym, arg };
 	int sv[2];
 	uint32_t h[2];
 
@@ -549,7 +576,7 @@ dump_trace_open(const uint8_t *data, size_t len, char *why, size_t whylen)
 	}
 	if (t->pid == 0) {
 		close(sv[0]);
-		child(sv[1], data, len);
+		child(sv[1], data, len, &k);
 	}
 	close(sv[1]);
 	t->fd = sv[0];
@@ -619,9 +646,10 @@ dump_trace_close(struct dump_trace *t)
 #else /* !HAVE_LIBTRACEEVENT */
 
 struct dump_trace *
-dump_trace_open(const uint8_t *data, size_t len, char *why, size_t whylen)
+dump_trace_open(const uint8_t *data, size_t len, dump_ksym_fn *ksym,
+    void *arg, char *why, size_t whylen)
 {
-	(void)data, (void)len;
+	(void)data, (void)len, (void)ksym, (void)arg;
 	snprintf(why, whylen, "pclndump was built without libtraceevent");
 	return NULL;
 }

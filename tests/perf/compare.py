@@ -22,8 +22,9 @@ import re
 import sys
 from collections import Counter
 
-HEAD = re.compile(r'^(\S.*?)\s+(\d+)\s+(?:\[\d+\]\s+)?(\d+\.\d+):')
+HEAD = re.compile(r'^ *(\S.*?)\s+(\d+)\s+(?:\[\d+\]\s+)?(\d+\.\d+):')
 FRAME = re.compile(r'^\s+([0-9a-f]+)\s+(.*?)\s*\(([^()]*)\)\s*$')
+ONELINE = re.compile(r'^\s*(?:\d+\s+)?\S+:\s+([0-9a-f]+)\s+(.*?)\s*\(([^()]*)\)\s*$')
 CLONE = re.compile(r'(\.(constprop|isra|part|cold|lto_priv|localalias)(\.\d+)?)+$')
 
 
@@ -47,6 +48,11 @@ def parse(path):
             if m and not line.startswith('\t'):
                 cur = (m.group(2), m.group(3))
                 samples[cur] = []
+                # Without call chains a sample is one line, its pc's
+                # function after the event.
+                one = ONELINE.match(line[m.end():])
+                if one:
+                    samples[cur].append((norm(one.group(2)), one.group(3)))
                 continue
             if cur is None:
                 continue
