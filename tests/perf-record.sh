@@ -219,13 +219,7 @@ popts=
 # rule).  perf script does not unwind Go code, so no comparison: the
 # samples in main.fib must be walked to runtime.goexit.
 ncase=$((ncase + 1))
-if ! use_go; then
-	if [ "${CI:-}" = true ]; then
-		fail "go: the Go toolchain is not installed (golang-go)"
-	else
-		echo "note: no go: the Go program is not profiled"
-	fi
-else
+if use_go "profiling a Go program"; then
 	if ! (cd "$src" && go build -o "$work/goprog" prog.go) \
 	    >gobuild.log 2>&1; then
 		fail "go build: $(tail -n 3 gobuild.log)"

@@ -5,7 +5,7 @@
 # inside the library with an inlined call, one sleeping in the plugin,
 # one running), against eu-stack -p and gdb attached to the same process:
 # the same frames, thread by thread (tests/proc-stacks.py); a Go program
-# (tests/proc/goprog.go), walked with its own table.  Then bad
+# (tests/perf/prog.go), walked with its own table.  Then bad
 # input, each a clear message, a non-zero exit and a target that runs on
 # afterwards (never killed, never left stopped):
 #   - a pid that does not exist;
@@ -81,19 +81,15 @@ PY
 # main.fib reaches runtime.goexit (Go's own pcdata 3, read as a CFA rule,
 # once sent it off the stack at the first frame).
 ncase=$((ncase + 1))
-if ! use_go; then
-	if [ "${CI:-}" = true ]; then
-		fail "go: the Go toolchain is not installed (golang-go)"
-	else
-		echo "note: no go: no Go program walked"
-	fi
-elif ! (cd "$top_srcdir/tests/proc" && go build -o "$work/goprog" \
-    goprog.go) >gobuild.log 2>&1; then
+if ! use_go "walking a Go program"; then
+	:
+elif ! (cd "$top_srcdir/tests/perf" && go build -o "$work/goprog" \
+    prog.go) >gobuild.log 2>&1; then
 	fail "go build: $(tail -n 3 gobuild.log)"
 else
-	"$work/goprog" &
+	"$work/goprog" >/dev/null &
 	gopid=$!
-	sleep 0.3
+	sleep 0.2
 	"$D" --json stack --pid $gopid >go.json 2>go.err ||
 		fail "Go: stack --pid exited $?: $(cat go.err)"
 	kill $gopid 2>/dev/null

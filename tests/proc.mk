@@ -53,8 +53,7 @@ tests/proc/target-plugin.so: tests/proc/target_plugin.c
 
 CLEANFILES += tests/proc/libtarget.so tests/proc/target-plugin.so
 endif
-EXTRA_DIST += tests/proc/target_lib.c tests/proc/target_plugin.c \
-	tests/proc/goprog.go
+EXTRA_DIST += tests/proc/target_lib.c tests/proc/target_plugin.c
 dist_check_DATA += tests/proc/start.sh
 
 ## tests/proc-stack.sh: pclndump stack --pid on tests/proc/target against

@@ -528,8 +528,8 @@ read_features(pcln_perf *p)
  * the first kernel record; the walk hands them out like any other. */
 #define EVENT_UPDATE_NAME	2
 
-static pcln_perf_attr *
-attr_by_id(pcln_perf *p, uint64_t id)
+pcln_perf_attr *
+pclni_perf_attr_of(const pcln_perf *p, uint64_t id)
 {
 	size_t lo = 0, hi = p->nidmap;
 
@@ -653,7 +653,8 @@ open_pipe(pcln_perf *p, pcln_err *err)
 		if (type == PCLN_PERF_RECORD_EVENT_UPDATE && size > 24 &&
 		    perf_u64(p, r + 8) == EVENT_UPDATE_NAME &&
 		    memchr(r + 24, '\0', size - 24u) != NULL) {
-			pcln_perf_attr *a = attr_by_id(p, perf_u64(p, r + 16));
+			pcln_perf_attr *a = pclni_perf_attr_of(p,
+			    perf_u64(p, r + 16));
 
 			if (a != NULL && a->name == NULL)
 				a->name = (const char *)r + 24;

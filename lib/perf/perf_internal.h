@@ -147,6 +147,8 @@ perf_payload(const pcln_perf *p, const uint8_t *r, uint16_t size)
 
 /* perf_header.c */
 int pclni_perf_open_header(pcln_perf *p, pcln_err *err);
+/* The attribute whose ids hold ID, or NULL. */
+pcln_perf_attr *pclni_perf_attr_of(const pcln_perf *p, uint64_t id);
 
 
 #endif /* PCLN_PERF_INTERNAL_H */

@@ -96,23 +96,6 @@ bad(pcln_perf *p, pcln_perf_event *ev, const char *fmt, ...)
 	return 0;
 }
 
-static const pcln_perf_attr *
-attr_of(const pcln_perf *p, uint64_t id)
-{
-	size_t lo = 0, hi = p->nidmap;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->idmap[mid].id < id)
-			lo = mid + 1;
-		else if (p->idmap[mid].id > id)
-			hi = mid;
-		else
-			return &p->attrs[p->idmap[mid].attr];
-	}
-	return NULL;
-}
 
 /* Three a sample, and more a record: by halves (without -mpopcnt,
  * __builtin_popcountll is a call into libgcc's table, twice as long). */
@@ -193,7 +176,7 @@ parse_sample(pcln_perf *p, pcln_perf_event *ev)
 		if ((uint64_t)(ev->size - 8) / 8 <= (uint64_t)p->id_pos)
 			return bad(p, ev, "too short for its sample id");
 		ev->id = perf_u64(p, ev->raw + 8 + 8 * p->id_pos);
-		if ((a = attr_of(p, ev->id)) == NULL)
+		if ((a = pclni_perf_attr_of(p, ev->id)) == NULL)
 			return bad(p, ev, "sample id %llu belongs to no "
 			    "attribute", (unsigned long long)ev->id);
 	}
@@ -336,7 +319,7 @@ parse_trailer(pcln_perf *p, pcln_perf_event *ev, const uint8_t **bodyend)
 		if ((uint64_t)(ev->size - 8) / 8 < (uint64_t)p->id_pos_end)
 			return bad(p, ev, "too short for its sample id");
 		ev->id = perf_u64(p, ev->raw + ev->size - 8 * p->id_pos_end);
-		if ((a = attr_of(p, ev->id)) == NULL)
+		if ((a = pclni_perf_attr_of(p, ev->id)) == NULL)
 			a = &p->attrs[0];	/* perf's synthesized records
 						 * may carry id 0 */
 	}

@@ -1,5 +1,6 @@
-// prog.go -- tests/perf-record.sh's Go program: its samples are walked
-// with the table converted from its .gopclntab.
+// prog.go -- the Go program of tests/perf-record.sh (its samples) and
+// tests/proc-stack.sh (its live threads), walked with the table
+// converted from its .gopclntab: a second or so in main.fib.
 package main
 
 //go:noinline
@@ -20,5 +21,5 @@ func work(n int) int {
 }
 
 func main() {
-	println(work(300))
+	println(work(3000))
 }
