@@ -518,6 +518,27 @@ died(struct dump_trace *t)
 	t->fd = -1;
 }
 
+/* The child's reply: its status and length in H, its text in T->reply
+ * (NUL-terminated).  -1: it is gone, silent or makes no sense. */
+static int
+get_reply(struct dump_trace *t, uint32_t h[2])
+{
+	if (get(t->fd, h, 2 * sizeof h[0], REPLY_MS) < 0 || h[1] >= REPLY_MAX)
+		return -1;
+	if (h[1] >= t->capreply) {
+		free(t->reply);
+		t->capreply = h[1] + 1;
+		if ((t->reply = malloc(t->capreply)) == NULL) {
+			t->capreply = 0;
+			return -1;
+		}
+	}
+	if (h[1] > 0 && get(t->fd, t->reply, h[1], REPLY_MS) < 0)
+		return -1;
+	t->reply[h[1]] = '\0';
+	return 0;
+}
+
 /* Ask the child; its answer in T->reply, or NULL. */
 static const char *
 ask(struct dump_trace *t, uint32_t op, uint64_t id, uint32_t cpu,
@@ -534,17 +555,11 @@ ask(struct dump_trace *t, uint32_t op, uint64_t id, uint32_t cpu,
 	q.n = (uint32_t)n;
 	q.id = id;
 	if (put(t->fd, &q, sizeof q) < 0 || (n > 0 && put(t->fd, raw, n) < 0) ||
-	    get(t->fd, h, sizeof h, REPLY_MS) < 0 || h[1] >= REPLY_MAX ||
-	    (h[1] >= t->capreply && (free(t->reply), t->capreply = h[1] + 1,
-	    (t->reply = malloc(t->capreply)) == NULL)) ||
-	    (h[1] > 0 && get(t->fd, t->reply, h[1], REPLY_MS) < 0)) {
+	    get_reply(t, h) < 0) {
 		died(t);
 		return NULL;
 	}
-	if (h[0] != 0)
-		return NULL;
-	t->reply[h[1]] = '\0';
-	return t->reply;
+	return h[0] == 0 ? t->reply : NULL;
 }
 
 struct dump_trace *
@@ -581,10 +596,7 @@ dump_trace_open(const uint8_t *data, size_t len, dump_ksym_fn *ksym,
 	close(sv[1]);
 	t->fd = sv[0];
 	/* Its first answer: the formats read, or why not. */
-	if (get(t->fd, h, sizeof h, REPLY_MS) < 0 || h[1] >= REPLY_MAX ||
-	    (h[1] >= t->capreply && (free(t->reply), t->capreply = h[1] + 1,
-	    (t->reply = malloc(t->capreply)) == NULL)) ||
-	    (h[1] > 0 && get(t->fd, t->reply, h[1], REPLY_MS) < 0)) {
+	if (get_reply(t, h) < 0) {
 		int st = 0;
 
 		kill(t->pid, SIGKILL);
@@ -599,7 +611,6 @@ dump_trace_open(const uint8_t *data, size_t len, dump_ksym_fn *ksym,
 		goto fail;
 	}
 	if (h[0] != 0) {
-		t->reply[h[1]] = '\0';
 		snprintf(why, whylen, "%s", t->reply);
 		close(t->fd);
 		waitpid(t->pid, NULL, 0);
