@@ -9,6 +9,11 @@ pcln_test_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) $(XXHASH_CFLAGS)
 check_PROGRAMS += tests/check_lib tests/gen_golden
 TESTS += tests/check_lib
 
+## tests/pkgconfig.sh: libpcln.pc's Requires.private lets a program link
+## the static library with pkg-config --static's libraries alone.
+TESTS += tests/pkgconfig.sh
+dist_check_SCRIPTS += tests/pkgconfig.sh
+
 tests_check_lib_SOURCES = \
 	tests/check_lib.c \
 	tests/suites_lib.h \
