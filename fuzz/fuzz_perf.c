@@ -1,15 +1,20 @@
 /* fuzz_perf.c -- the perf.data reader (lib/perf) on arbitrary bytes: the
  * open in both orders, every record, the address space fed with them and
  * every sample unwound (over its own stack copy) and resolved through its
- * call chain; the same bytes as kallsyms and perf map text.
+ * call chain; the same bytes as a file read from its descriptor
+ * (pcln_perf_open_fd), which must read the same records and end with the
+ * same error; the same bytes as kallsyms and perf map text.
  *
  * The table callback hands out one fixed table (examples/hello's, built
  * at the first call from a description) for every object, so walks also
  * step through real functions at whatever addresses the input maps.
  */
+#define _GNU_SOURCE	/* memfd_create */
 #include <config.h>
 
 #include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "fuzz.h"
 #include "pcln_link.h"
@@ -53,8 +58,19 @@ give_table(void *arg, const pcln_perf_object *obj, pcln_perf_table *t)
 	return 0;
 }
 
+/* What a walk read: its records (their offsets summed) and how it
+ * ended. */
+struct seen {
+	size_t n;
+	uint64_t offsets;
+	int rc;
+	pcln_err err;
+};
+
+/* BUF[0..SIZE), or the file FD (>= 0) that holds it. */
 static void
-walk(const uint8_t *buf, size_t size, unsigned flags)
+walk(const uint8_t *buf, size_t size, unsigned flags, int fd,
+    struct seen *w)
 {
 	pcln_perf_frame frames[64];
 	pcln_perf_event ev;
@@ -65,9 +81,15 @@ walk(const uint8_t *buf, size_t size, unsigned flags)
 	uint64_t v;
 	int stop, rc;
 
-	if ((p = pcln_perf_open(buf, size, flags, &err)) == NULL) {
+	memset(w, 0, sizeof *w);
+	memset(&err, 0, sizeof err);
+	p = fd >= 0 ? pcln_perf_open_fd(fd, flags, &err) :
+	    pcln_perf_open(buf, size, flags, &err);
+	if (p == NULL) {
 		if (err.msg[0] == '\0')
 			abort();
+		w->rc = -2;
+		w->err = err;
 		return;
 	}
 	for (i = 0; i < pcln_perf_get_info(p)->nbuildid; i++)
@@ -75,6 +97,8 @@ walk(const uint8_t *buf, size_t size, unsigned flags)
 	if ((s = pcln_perf_space_new(give_table, NULL, &err)) == NULL)
 		abort();
 	while ((rc = pcln_perf_next(p, &ev, &err)) == 1) {
+		w->n++;
+		w->offsets += ev.offset;
 		if (ev.bad) {
 			if (ev.badmsg == NULL || ev.badmsg[0] == '\0')
 				abort();
@@ -96,6 +120,9 @@ walk(const uint8_t *buf, size_t size, unsigned flags)
 	}
 	if (rc < 0 && err.msg[0] == '\0')
 		abort();
+	w->rc = rc;
+	if (rc < 0)
+		w->err = err;
 	pcln_perf_space_free(s);
 	pcln_perf_close(p);
 }
@@ -173,8 +200,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t start;
 	const char *mod;
 
-	walk(buf, size, 0);
-	walk(buf, size, PCLN_PERF_ORDERED);
+	static int fd = -2;
+	struct seen a, b;
+	unsigned flags;
+
+	if (fd == -2)
+		fd = memfd_create("perf.data", 0);
+	for (flags = 0; flags <= PCLN_PERF_ORDERED; flags++) {
+		walk(buf, size, flags, -1, &a);
+		if (fd < 0 || ftruncate(fd, 0) < 0 ||
+		    pwrite(fd, buf, size, 0) != (ssize_t)size)
+			continue;
+		walk(buf, size, flags, fd, &b);
+		/* An empty file is not mapped, and so no perf.data. */
+		if (size > 0 && (a.n != b.n || a.offsets != b.offsets ||
+		    a.rc != b.rc || a.err.code != b.err.code ||
+		    a.err.offset != b.err.offset ||
+		    strcmp(a.err.msg, b.err.msg) != 0))
+			abort();
+	}
 	if ((ks = pcln_perf_syms_kallsyms((const char *)buf, size, &err))) {
 		(void)pcln_perf_syms_find(ks, size, &start, &mod);
 		sorted_view(ks, buf, size);

@@ -25,3 +25,12 @@ TESTS += tests/check_perfsyms
 tests_check_perfsyms_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_perfsyms_LDADD = lib/libpcln-internal.la runtime/libpclnrt.la \
 	$(CHECK_LIBS)
+
+## tests/check_perffile: pcln_perf_open_fd (a chunk of records at a time,
+##   with pread) reads what pcln_perf_open reads over the whole file:
+##   the same records, bytes and errors, with chunks of every size.
+check_PROGRAMS += tests/check_perffile
+TESTS += tests/check_perffile
+tests_check_perffile_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_perffile_LDADD = lib/libpcln-internal.la runtime/libpclnrt.la \
+	$(CHECK_LIBS)

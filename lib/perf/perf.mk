@@ -3,7 +3,7 @@
 ## end of lib/local.mk.
 
 pcln_perf_sources = lib/perf/pcln_perf.h lib/perf/perf_internal.h \
-	lib/perf/perf_header.c lib/perf/perf_record.c lib/perf/perf_syms.c \
+	lib/perf/perf_header.c lib/perf/perf_record.c lib/perf/perf_file.c lib/perf/perf_syms.c \
 	lib/perf/perf_space.c
 
 pkginclude_HEADERS += lib/perf/pcln_perf.h

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "perf_internal.h"
 
@@ -755,6 +756,7 @@ pcln_perf_open(const uint8_t *buf, size_t len, unsigned flags,
 	}
 	p->buf = buf;
 	p->len = len;
+	p->fd = -1;
 	if (pclni_perf_open_header(p, err) < 0) {
 		pcln_perf_close(p);
 		return NULL;
@@ -777,6 +779,8 @@ pcln_perf_close(pcln_perf *p)
 	free(p->cmdline);
 	free(p->order);
 	pclni_perf_free_chunks(p);
+	if (p->map != NULL)
+		munmap(p->map, p->maplen);
 	free(p);
 }
 

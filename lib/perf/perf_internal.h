@@ -26,6 +26,7 @@ struct perf_recidx {
 #define PERF_VOFF_CHUNK		(UINT64_C(1) << 63)
 #define PERF_VOFF_SHIFT		40	/* the chunk's id above this */
 #define PERF_VOFF_MASK		((UINT64_C(1) << PERF_VOFF_SHIFT) - 1)
+#define PERF_CHUNK_IDS		(UINT64_C(1) << (63 - PERF_VOFF_SHIFT))
 
 /* The records of one PERF_RECORD_COMPRESSED (perf record -z), as
  * decompressed: DATA[0..LEN) is whole records, the first ones perhaps
@@ -35,8 +36,16 @@ struct perf_recidx {
 struct perf_chunk {
 	uint8_t *data;
 	size_t len, cap;
-	uint64_t file_off;		/* of the COMPRESSED record */
-	size_t pending;			/* its records not yet gone out */
+	uint64_t file_off;		/* of the COMPRESSED record; of the
+					 * first record of a chunk read from
+					 * the file (INFILE) */
+	size_t pending;			/* its records not yet gone out (and
+					 * 1 while the scan is in it: INFILE) */
+	int infile;			/* read from the file (perf_file.c):
+					 * a record's offset is FILE_OFF + its
+					 * place in DATA */
+	uint64_t next_off;		/* INFILE: the file offset after its
+					 * last record */
 };
 
 struct pcln_perf {
@@ -100,6 +109,21 @@ struct pcln_perf {
 	uint64_t ndecomp;		/* records read from them */
 	uint64_t upos;			/* the unordered walk in a chunk, or
 					 * 0 */
+	/* pcln_perf_open_fd (perf_file.c): FD >= 0, the data section is
+	 * read with pread into chunks (INFILE) from SCANPOS on, FCUR (1 +
+	 * the id of the chunk the scan is in, or 0) at FPOS; the rest of
+	 * the file through MAP[0..MAPLEN), which the close unmaps.  A
+	 * chunk's framing damage waits in FDAMAGE until the scan reaches
+	 * it.  FD is -1 for pcln_perf_open. */
+	int fd;
+	void *map;
+	size_t maplen;
+	uint64_t fcur;
+	size_t fpos;
+	pcln_err fdamage;
+	int fdamaged;
+	uint64_t nread;			/* bytes read from FD */
+	size_t chunk_size;		/* what a chunk reads (FILE_CHUNK) */
 };
 
 /* The bytes that follow record R (SIZE bytes, framing sound) and its
@@ -109,8 +133,28 @@ struct pcln_perf {
 static inline uint64_t perf_payload(const pcln_perf *p, const uint8_t *r,
     uint16_t size);
 
-/* Free what perf record -z's records took (perf_record.c). */
+/* Free what perf record -z's records and the file's chunks took
+ * (perf_record.c). */
 void pclni_perf_free_chunks(pcln_perf *p);
+/* A chunk's buffer of at least WANT bytes (its size in *CAP), a spare
+ * one if one is large enough; NULL: no memory.  And B (CAP bytes) given
+ * back, kept for the next chunk or freed (perf_record.c). */
+uint8_t *pclni_perf_buf_get(pcln_perf *p, size_t want, size_t *cap);
+void pclni_perf_buf_put(pcln_perf *p, uint8_t *b, size_t cap);
+/* The framing of the record R at file offset OFF, of which AVAIL bytes
+ * are at hand: 1 and the bytes it spans (its size and payload) in
+ * *STEP; 0 if AVAIL is too short to tell; -1 and ERR if it is damaged
+ * (a size below 8, or past the data section's end).  (perf_record.c) */
+int pclni_perf_frame(const pcln_perf *p, const uint8_t *r, uint64_t off,
+    uint64_t avail, uint64_t *step, pcln_err *err);
+/* The file's next chunk of records, from P->scanpos (perf_file.c): 0
+ * and P->fcur set, or -1 and ERR. */
+int pclni_perf_file_chunk(pcln_perf *p, pcln_err *err);
+/* For tests: read N bytes a chunk from now on (at least
+ * PCLNI_PERF_CHUNK_MIN: a record is at most 64 KiB, and its payload's
+ * size is in its first 16 bytes). */
+#define PCLNI_PERF_CHUNK_MIN	((size_t)65536 + 16)
+void pclni_perf_set_chunk(pcln_perf *p, size_t n);
 
 /* The walk of the sample at REC read its record up to REC + BYTES. */
 void pclni_perf_used(const pcln_perf *p, size_t bytes);

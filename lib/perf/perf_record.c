@@ -484,8 +484,9 @@ parse(pcln_perf *p, pcln_perf_event *ev)
 		(void)parse_body(p, ev);
 }
 
-/* The record at VOFF of a chunk (its framing checked by frame_chunk)
- * into EV, as read_at; its offset is its COMPRESSED record's. */
+/* The record at VOFF of a chunk (its framing checked when the chunk was
+ * made) into EV, as read_at; its offset is its COMPRESSED record's, or
+ * its own in a chunk read from the file. */
 static void
 read_chunk(pcln_perf *p, uint64_t voff, pcln_perf_event *ev, uint64_t *next)
 {
@@ -493,7 +494,8 @@ read_chunk(pcln_perf *p, uint64_t voff, pcln_perf_event *ev, uint64_t *next)
 	const uint8_t *r = c->data + (voff & PERF_VOFF_MASK);
 
 	memset(ev, 0, sizeof *ev);
-	ev->offset = c->file_off;
+	ev->offset = c->infile ? c->file_off + (voff & PERF_VOFF_MASK) :
+	    c->file_off;
 	ev->raw = r;
 	ev->type = perf_u32(p, r);
 	ev->misc = perf_u16(p, r + 4);
@@ -503,8 +505,55 @@ read_chunk(pcln_perf *p, uint64_t voff, pcln_perf_event *ev, uint64_t *next)
 	if (c->pending > 0 && --c->pending == 0)
 		p->done_chunk = ((voff & ~PERF_VOFF_CHUNK) >> PERF_VOFF_SHIFT) +
 		    1;
-	p->ndecomp++;
+	if (!c->infile)
+		p->ndecomp++;
 	parse(p, ev);
+}
+
+int
+pclni_perf_frame(const pcln_perf *p, const uint8_t *r, uint64_t off,
+    uint64_t avail, uint64_t *step, pcln_err *err)
+{
+	uint64_t end = p->info.data_end, pay = 0;
+	uint32_t type;
+	uint16_t size;
+
+	if (end - off < 8)
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
+		    "perf.data: record at offset 0x%llx: %llu bytes left in "
+		    "the data section (ends at 0x%llx), a record header "
+		    "needs 8", (unsigned long long)off,
+		    (unsigned long long)(end - off), (unsigned long long)end);
+	if (avail < 8)
+		return 0;
+	type = perf_u32(p, r);
+	size = perf_u16(p, r + 6);
+	if (size < 8)
+		return pclni_seterr(err, PCLN_EHEADER, (int64_t)off,
+		    "perf.data: %s record at offset 0x%llx: size %u, "
+		    "expected at least 8", rname(type),
+		    (unsigned long long)off, size);
+	if (size > end - off)
+		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
+		    "perf.data: %s record at offset 0x%llx: size %u runs "
+		    "past the data section's end 0x%llx%s", rname(type),
+		    (unsigned long long)off, size,
+		    (unsigned long long)end,
+		    p->info.truncated ? " (the file is truncated)" : "");
+	if (size >= 16) {
+		if (avail < 16)
+			return 0;
+		pay = perf_payload(p, r, size);
+		if (pay > end - off - size)
+			return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
+			    "perf.data: %s record at offset 0x%llx: "
+			    "its %llu-byte payload runs past the data "
+			    "section's end 0x%llx", rname(type),
+			    (unsigned long long)off,
+			    (unsigned long long)pay, (unsigned long long)end);
+	}
+	*step = size + pay;
+	return 1;
 }
 
 /* Read the record framing at OFF into EV and parse it; *NEXT gets the
@@ -522,42 +571,15 @@ read_at(pcln_perf *p, uint64_t off, pcln_perf_event *ev, uint64_t *next,
 	}
 	memset(ev, 0, sizeof *ev);
 	ev->offset = off;
-	if (end - off < 8)
-		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
-		    "perf.data: record at offset 0x%llx: %llu bytes left in "
-		    "the data section (ends at 0x%llx), a record header "
-		    "needs 8", (unsigned long long)off,
-		    (unsigned long long)(end - off), (unsigned long long)end);
 	r = p->buf + off;
-	ev->raw = r;
-	ev->type = perf_u32(p, r);
-	ev->misc = perf_u16(p, r + 4);
-	ev->size = perf_u16(p, r + 6);
-	if (ev->size < 8)
-		return pclni_seterr(err, PCLN_EHEADER, (int64_t)off,
-		    "perf.data: %s record at offset 0x%llx: size %u, "
-		    "expected at least 8", rname(ev->type),
-		    (unsigned long long)off, ev->size);
-	if (ev->size > end - off)
-		return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
-		    "perf.data: %s record at offset 0x%llx: size %u runs "
-		    "past the data section's end 0x%llx%s", rname(ev->type),
-		    (unsigned long long)off, ev->size,
-		    (unsigned long long)end,
-		    p->info.truncated ? " (the file is truncated)" : "");
-	step = ev->size;
-	if (ev->size >= 16) {
-		uint64_t pay = perf_payload(p, r, ev->size);
-
-		if (pay > end - off - ev->size)
-			return pclni_seterr(err, PCLN_ETRUNC, (int64_t)off,
-			    "perf.data: %s record at offset 0x%llx: "
-			    "its %llu-byte payload runs past the data "
-			    "section's end 0x%llx", rname(ev->type),
-			    (unsigned long long)off,
-			    (unsigned long long)pay, (unsigned long long)end);
-		step += pay;
+	if (end - off >= 8) {
+		ev->raw = r;
+		ev->type = perf_u32(p, r);
+		ev->misc = perf_u16(p, r + 4);
+		ev->size = perf_u16(p, r + 6);
 	}
+	if (pclni_perf_frame(p, r, off, end - off, &step, err) < 0)
+		return -1;
 	*next = off + step;
 	parse(p, ev);
 	return 0;
@@ -669,12 +691,9 @@ frame_at(pcln_perf *p, uint64_t off, uint32_t *type, uint16_t *size,
  * ring buffer, 512 KiB by default): beyond, the file is taken for
  * damaged, not a reason to allocate gigabytes. */
 #define CHUNK_MAX	((size_t)256 << 20)
-#define CHUNK_IDS	(UINT64_C(1) << (63 - PERF_VOFF_SHIFT))
 
-/* A chunk's buffer of at least WANT bytes (its size in *CAP): a spare
- * one if one is large enough, else a new one.  NULL: no memory. */
-static uint8_t *
-buf_get(pcln_perf *p, size_t want, size_t *cap)
+uint8_t *
+pclni_perf_buf_get(pcln_perf *p, size_t want, size_t *cap)
 {
 	size_t i;
 	uint8_t *b;
@@ -690,9 +709,8 @@ buf_get(pcln_perf *p, size_t want, size_t *cap)
 	return malloc(want);
 }
 
-/* B (CAP bytes) is free: kept for the next chunk, or freed. */
-static void
-buf_put(pcln_perf *p, uint8_t *b, size_t cap)
+void
+pclni_perf_buf_put(pcln_perf *p, uint8_t *b, size_t cap)
 {
 	size_t i, small = 0;
 
@@ -726,7 +744,7 @@ release_chunks(pcln_perf *p)
 		struct perf_chunk *c = &p->chunks[p->done_chunk - 1 -
 		    p->chunk0];
 
-		buf_put(p, c->data, c->cap);
+		pclni_perf_buf_put(p, c->data, c->cap);
 		c->data = NULL;
 		p->done_chunk = 0;
 	}
@@ -795,7 +813,7 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 	uint8_t *buf, *nb;
 	char why[160];
 
-	if (p->chunk0 + p->nchunks >= CHUNK_IDS)
+	if (p->chunk0 + p->nchunks >= PERF_CHUNK_IDS)
 		return zerr(err, PCLN_EUNSUPPORTED, off, "more COMPRESSED "
 		    "records than this reader counts");
 	if (p->zds == NULL && ((p->zds = ZSTD_createDStream()) == NULL ||
@@ -806,7 +824,8 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 	if (cap < p->chunk_hint)
 		cap = p->chunk_hint;
 	if (pclni_grow(&p->chunks, &p->capchunks, p->nchunks + 1,
-	    sizeof *p->chunks) < 0 || (buf = buf_get(p, cap, &cap)) == NULL)
+	    sizeof *p->chunks) < 0 ||
+	    (buf = pclni_perf_buf_get(p, cap, &cap)) == NULL)
 		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
 	if (p->ntail > 0)
 		memcpy(buf, p->tail, p->ntail);
@@ -879,6 +898,8 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 	c->len = o;
 	c->file_off = off;
 	c->pending = 0;
+	c->infile = 0;
+	c->next_off = 0;
 	*id = p->chunk0 + p->nchunks - 1;
 	return 0;
 }
@@ -919,7 +940,7 @@ expand(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 		p->norder++;
 	}
 	if (c->pending == 0) {		/* no record in it */
-		buf_put(p, c->data, c->cap);
+		pclni_perf_buf_put(p, c->data, c->cap);
 		c->data = NULL;
 	} else if (!ordered)
 		p->upos = base;
@@ -955,23 +976,110 @@ check_tail(pcln_perf *p, pcln_err *err)
  * over the whole file first: each record is read again while it is still
  * in the caches and the TLB (a 48 MB profile: 2.3 ms of 4.5 for the
  * records' two reads).  Without rounds the whole file is one. */
+/* The next record in file order: 1 with the offset the walk keeps for
+ * it (its file offset, or its place in a chunk read from the file:
+ * pcln_perf_open_fd) in *OFF, its file offset in *FOFF, its bytes at *R
+ * and its type and size; 0 at the data's end; -1 and ERR on damage (or
+ * no memory, or a failed read). */
+static int
+scan_next(pcln_perf *p, uint64_t *off, uint64_t *foff, const uint8_t **r,
+    uint32_t *type, uint16_t *size, pcln_err *err)
+{
+	uint64_t next, id;
+	struct perf_chunk *c;
+	const uint8_t *q;
+
+	if (p->fd < 0) {
+		if (p->scanpos >= p->info.data_end)
+			return 0;
+		if (frame_at(p, p->scanpos, type, size, &next, err) < 0)
+			return -1;
+		*off = *foff = p->scanpos;
+		*r = p->buf + p->scanpos;
+		/* Each record is a cache miss (a sample with a stack copy
+		 * is 8 KiB long): ask for the one four ahead, guessing
+		 * that the records there are as long as this one. */
+		if (next - p->scanpos < (p->info.data_end - next) / 4)
+			__builtin_prefetch(p->buf + next + 3 * (next -
+			    p->scanpos));
+		p->scanpos = next;
+		return 1;
+	}
+	for (;;) {
+		if (p->fcur != 0) {
+			id = p->fcur - 1;
+			c = &p->chunks[id - p->chunk0];
+			if (p->fpos < c->len) {
+				q = c->data + p->fpos;
+				*off = PERF_VOFF_CHUNK | id << PERF_VOFF_SHIFT |
+				    p->fpos;
+				*foff = c->file_off + p->fpos;
+				*r = q;
+				*type = perf_u32(p, q);
+				*size = perf_u16(p, q + 6);
+				p->fpos += extent(p, q);
+				c->pending++;
+				return 1;
+			}
+			/* Past its records: the scan lets it go (the
+			 * records of it that went out were read at the
+			 * calls before). */
+			p->scanpos = c->next_off;
+			p->fcur = 0;
+			if (--c->pending == 0) {
+				pclni_perf_buf_put(p, c->data, c->cap);
+				c->data = NULL;
+			}
+		}
+		if (p->fdamaged) {
+			if (err != NULL)
+				*err = p->fdamage;
+			return -1;
+		}
+		if (p->scanpos >= p->info.data_end)
+			return 0;
+		if (pclni_perf_file_chunk(p, err) < 0)
+			return -1;
+	}
+}
+
+/* The scan is over: at the data's end, or at damage (DAMAGED, with
+ * P->damage, which the walk returns after the records before it), or
+ * out of memory (-1 and ERR). */
+static int
+scan_end(pcln_perf *p, int damaged, pcln_err *err)
+{
+	if (damaged && p->damage.code == PCLN_ENOMEM) {
+		if (err != NULL)
+			*err = p->damage;
+		return -1;
+	}
+	p->damaged = damaged;
+	p->scanpos = p->info.data_end;
+	p->scanned = 1;
+	if (!p->damaged && check_tail(p, &p->damage) < 0)
+		p->damaged = 1;
+	return 0;
+}
+
 static int
 scan_round(pcln_perf *p, pcln_err *err)
 {
-	uint64_t off = p->scanpos, next, t;
+	uint64_t off, foff, t;
+	const uint8_t *r;
 	uint32_t type;
 	uint16_t size;
+	int k;
 
-	while (off < p->info.data_end) {
-		if (frame_at(p, off, &type, &size, &next, &p->damage) < 0) {
-			p->damaged = 1;
-			break;
-		}
+	while ((k = scan_next(p, &off, &foff, &r, &type, &size,
+	    &p->damage)) != 0) {
+		if (k < 0)
+			return scan_end(p, 1, err);
 		if (pclni_grow(&p->order, &p->caporder, p->norder + 1,
 		    sizeof *p->order) < 0)
 			return pclni_seterr(err, PCLN_ENOMEM, -1,
 			    "out of memory");
-		if (record_time(p, p->buf + off, type, size, &t)) {
+		if (record_time(p, r, type, size, &t)) {
 			p->scantime = t;
 			if (t > p->newest)
 				p->newest = t;
@@ -980,31 +1088,12 @@ scan_round(pcln_perf *p, pcln_err *err)
 		p->order[p->norder].offset = off;
 		p->norder++;
 		if (type == PCLN_PERF_RECORD_COMPRESSED &&
-		    expand(p, off, p->buf + off, size, 1, &p->damage) < 0) {
-			if (p->damage.code == PCLN_ENOMEM) {
-				if (err != NULL)
-					*err = p->damage;
-				return -1;
-			}
-			p->damaged = 1;
-			break;
-		}
-		/* Each record is a cache miss (a sample with a stack copy
-		 * is 8 KiB long): ask for the one four ahead, guessing
-		 * that the records there are as long as this one. */
-		if (next - off < (p->info.data_end - next) / 4)
-			__builtin_prefetch(p->buf + next + 3 * (next - off));
-		off = next;
-		if (type == PCLN_PERF_RECORD_FINISHED_ROUND) {
-			p->scanpos = off;
+		    expand(p, foff, r, size, 1, &p->damage) < 0)
+			return scan_end(p, 1, err);
+		if (type == PCLN_PERF_RECORD_FINISHED_ROUND)
 			return 1;
-		}
 	}
-	p->scanpos = p->info.data_end;
-	p->scanned = 1;
-	if (!p->damaged && check_tail(p, &p->damage) < 0)
-		p->damaged = 1;
-	return 0;
+	return scan_end(p, 0, err);
 }
 
 /* Make the next records ready (P->next < P->nready), reading rounds
@@ -1117,6 +1206,21 @@ pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
 
 		read_chunk(p, p->upos, ev, &next);
 		p->upos = (next & PERF_VOFF_MASK) < c->len ? next : 0;
+		return 1;
+	}
+	if (p->fd >= 0) {	/* the file's chunks, in file order */
+		uint64_t off, foff;
+		const uint8_t *r;
+		uint32_t type;
+		uint16_t size;
+		int k = scan_next(p, &off, &foff, &r, &type, &size, err);
+
+		if (k <= 0)
+			return k < 0 || check_tail(p, err) < 0 ? -1 : 0;
+		read_chunk(p, off, ev, &next);
+		if (type == PCLN_PERF_RECORD_COMPRESSED &&
+		    expand(p, foff, r, size, 0, err) < 0)
+			return -1;
 		return 1;
 	}
 	if (p->pos >= p->info.data_end)

@@ -1,0 +1,396 @@
+/* check_perffile.c -- pcln_perf_open_fd, which reads a perf.data file's
+ * records with pread a chunk at a time, returns what pcln_perf_open
+ * returns over the whole file in memory: the same records (type, misc,
+ * size, offset, time and every byte), in the same order, ordered and
+ * unordered, and the same error (code, offset, message) after the same
+ * records when the framing is damaged.
+ *
+ * The profiles are made here: a header and one attribute (samples with
+ * IP, TID, TIME, PERIOD and a stack copy; sample_id_all), then samples
+ * whose stack copies are 0 to 9 KiB long (so records cross the chunks'
+ * ends at every place), COMM and EXIT records with their trailers, a
+ * PERF_RECORD_FINISHED_ROUND every 7 records and times shuffled within
+ * two rounds (so the ordered walk keeps chunks for records that wait),
+ * and an AUXTRACE record whose payload (300 KiB) is longer than a chunk.
+ * Each is read with the smallest chunk (64 KiB and 16 bytes), an odd
+ * size and the default; then damaged (a record's size 0 at about
+ * 400 KiB, past the first chunks), truncated, and cut after the open.
+ */
+#define _GNU_SOURCE 1	/* memfd_create */
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "perf_internal.h"
+
+#define ST_IP		(1u << 0)
+#define ST_TID		(1u << 1)
+#define ST_TIME		(1u << 2)
+#define ST_PERIOD	(1u << 8)
+#define ST_STACK	(1u << 13)
+#define SAMPLE_TYPE	(ST_IP | ST_TID | ST_TIME | ST_PERIOD | ST_STACK)
+#define PID		4242
+
+struct out {
+	uint8_t *b;
+	size_t n, cap;
+};
+
+static void
+put(struct out *o, const void *p, size_t n)
+{
+	if (o->n + n > o->cap) {
+		o->cap = (o->n + n) * 2;
+		o->b = realloc(o->b, o->cap);
+		ck_assert_ptr_nonnull(o->b);
+	}
+	memcpy(o->b + o->n, p, n);
+	o->n += n;
+}
+
+static void
+put64(struct out *o, uint64_t v)
+{
+	put(o, &v, 8);		/* (the test runs little-endian) */
+}
+
+static void
+put32x2(struct out *o, uint32_t a, uint32_t b)
+{
+	put(o, &a, 4);
+	put(o, &b, 4);
+}
+
+static void
+hdr(struct out *o, uint32_t type, uint16_t misc, uint16_t size)
+{
+	put(o, &type, 4);
+	put(o, &misc, 2);
+	put(o, &size, 2);
+}
+
+/* A sample at TIME with a stack copy of STACK bytes (a multiple of 8). */
+static void
+sample(struct out *o, uint64_t time, size_t stack)
+{
+	size_t i;
+
+	hdr(o, PCLN_PERF_RECORD_SAMPLE, 2, (uint16_t)(8 + 8 + 8 + 8 + 8 +
+	    8 + stack + 8));
+	put64(o, 0x400000 + time % 4096);
+	put32x2(o, PID, PID);
+	put64(o, time);
+	put64(o, 250000);
+	put64(o, stack);
+	for (i = 0; i < stack; i += 8)
+		put64(o, time * 1000 + i);
+	put64(o, stack);
+}
+
+/* A COMM (NAME, 8 bytes with its NUL) at TIME with its trailer. */
+static void
+comm(struct out *o, uint64_t time, const char name[8])
+{
+	hdr(o, PCLN_PERF_RECORD_COMM, 0, 8 + 8 + 8 + 8 + 8);
+	put32x2(o, PID, PID);
+	put(o, name, 8);
+	put32x2(o, PID, PID);
+	put64(o, time);
+}
+
+/* The whole file: *LEN bytes, malloc'ed.  DAMAGE: the first record at
+ * or after that byte of the data section gets size 0, its offset in
+ * *DAMAGED. */
+static uint8_t *
+make(size_t *len, size_t damage, uint64_t *damaged)
+{
+	struct out o = { 0 }, d = { 0 };
+	uint64_t attr[16] = { 0 }, t = 1000;
+	static const uint64_t shuffle[7] = { 3, 1, 0, 2, 6, 4, 5 };
+	size_t i, k, n = 0, recstart[1024];
+	uint32_t w;
+
+	/* The data section first (its offset is known: 104 + 144 + 8). */
+	for (i = 0; i < 210; i++) {
+		if (i == 100) {		/* an AUXTRACE and its payload */
+			recstart[n++] = d.n;
+			hdr(&d, PCLN_PERF_RECORD_AUXTRACE, 0, 48);
+			put64(&d, 300 << 10);		/* size */
+			put64(&d, 0);			/* offset */
+			put64(&d, 0);			/* reference */
+			put32x2(&d, 0, PID);		/* idx, tid */
+			put32x2(&d, 0, 0);		/* cpu */
+			for (k = 0; k < (300 << 10) / 8; k++)
+				put64(&d, k);
+		}
+		if (i % 7 == 6) {
+			recstart[n++] = d.n;
+			hdr(&d, PCLN_PERF_RECORD_FINISHED_ROUND, 0, 8);
+			t += 7000;
+			continue;
+		}
+		recstart[n++] = d.n;
+		/* Rounds 10 and 11 out of order within themselves. */
+		k = (i / 7 == 10 || i / 7 == 11) ? shuffle[i % 7] : i % 7;
+		if (i % 13 == 5)
+			comm(&d, t + 1000 * k, i % 2 ? "prog\0\0\0" :
+			    "other\0\0");
+		else
+			sample(&d, t + 1000 * k, 8 + ((i * 1163) % 9216 &
+			    ~(size_t)7));
+	}
+	hdr(&d, PCLN_PERF_RECORD_EXIT, 0, 8 + 24 + 16);
+	put32x2(&d, PID, 1);
+	put32x2(&d, PID, 1);
+	put64(&d, t);
+	put32x2(&d, PID, PID);
+	put64(&d, t);
+	*damaged = 0;
+	for (i = 0; i < n && damage != 0; i++)
+		if (recstart[i] >= damage) {
+			memset(d.b + recstart[i] + 6, 0, 2);
+			*damaged = 104 + 144 + 8 + recstart[i];
+			break;
+		}
+
+	put(&o, "PERFILE2", 8);
+	put64(&o, 104);			/* header size */
+	put64(&o, 144);			/* attr_size */
+	put64(&o, 104);			/* attrs */
+	put64(&o, 144);
+	put64(&o, 104 + 144 + 8);	/* data */
+	put64(&o, d.n);
+	put64(&o, 0);			/* event types */
+	put64(&o, 0);
+	for (i = 0; i < 4; i++)
+		put64(&o, 0);		/* features */
+	w = 1;				/* PERF_TYPE_SOFTWARE */
+	memcpy(&attr[0], &w, 4);
+	w = 128;			/* its size */
+	memcpy((uint8_t *)&attr[0] + 4, &w, 4);
+	attr[2] = 4000;			/* sample_freq */
+	attr[3] = SAMPLE_TYPE;
+	attr[5] = (1u << 10) | (1u << 18);	/* freq, sample_id_all */
+	attr[11] = 8192;		/* sample_stack_user (at 88) */
+	put(&o, attr, 128);
+	put64(&o, 104 + 144);		/* its ids */
+	put64(&o, 8);
+	put64(&o, 1);
+	ck_assert_uint_eq(o.n, 104 + 144 + 8);
+	put(&o, d.b, d.n);
+	free(d.b);
+	*len = o.n;
+	return o.b;
+}
+
+static int
+memfile(const uint8_t *b, size_t n)
+{
+	int fd = memfd_create("perf.data", 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, b, n), (ssize_t)n);
+	return fd;
+}
+
+/* The records of Q, read as far as P reads them, are those of P; and
+ * the walk ends (or fails) where P's does, with the same error.
+ * Returns the count of records. */
+static size_t
+same_walk(pcln_perf *p, pcln_perf *q)
+{
+	pcln_perf_event a, b;
+	pcln_err ea, eb;
+	size_t n = 0;
+	int ra, rb;
+
+	for (;;) {
+		memset(&ea, 0, sizeof ea);
+		memset(&eb, 0, sizeof eb);
+		ra = pcln_perf_next(p, &a, &ea);
+		rb = pcln_perf_next(q, &b, &eb);
+		ck_assert_int_eq(ra, rb);
+		if (ra != 1) {
+			ck_assert_int_eq(ea.code, eb.code);
+			ck_assert_int_eq(ea.offset, eb.offset);
+			ck_assert_str_eq(ea.msg, eb.msg);
+			return n;
+		}
+		ck_assert_uint_eq(a.type, b.type);
+		ck_assert_uint_eq(a.misc, b.misc);
+		ck_assert_uint_eq(a.size, b.size);
+		ck_assert_uint_eq(a.offset, b.offset);
+		ck_assert_int_eq(a.has_time, b.has_time);
+		ck_assert_uint_eq(a.time, b.time);
+		ck_assert_int_eq(a.bad, b.bad);
+		ck_assert_mem_eq(a.raw, b.raw, a.size);
+		if (a.type == PCLN_PERF_RECORD_SAMPLE) {
+			ck_assert_uint_eq(a.u.sample.stack_dyn,
+			    b.u.sample.stack_dyn);
+			ck_assert_mem_eq(a.u.sample.stack, b.u.sample.stack,
+			    a.u.sample.stack_dyn);
+		}
+		n++;
+	}
+}
+
+/* FILE read both ways with chunks of CHUNK bytes (0: the default),
+ * FLAGS; the count of records. */
+static size_t
+compare(const uint8_t *file, size_t len, size_t chunk, unsigned flags,
+    uint64_t *read)
+{
+	pcln_perf *p, *q;
+	pcln_err err;
+	size_t n;
+	int fd = memfile(file, len);
+
+	p = pcln_perf_open(file, len, flags, &err);
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	q = pcln_perf_open_fd(fd, flags, &err);
+	ck_assert_msg(q != NULL, "%s", err.msg);
+	if (chunk != 0)
+		pclni_perf_set_chunk(q, chunk);
+	n = same_walk(p, q);
+	*read = pcln_perf_bytes_read(q);
+	ck_assert_uint_eq(pcln_perf_bytes_read(p), 0);
+	pcln_perf_close(p);
+	pcln_perf_close(q);
+	close(fd);
+	return n;
+}
+
+static const size_t chunks[] = { PCLNI_PERF_CHUNK_MIN, 100003, 0 };
+
+START_TEST(test_same)
+{
+	uint64_t damaged, read;
+	size_t len, i, n;
+	uint8_t *file = make(&len, 0, &damaged);
+
+	ck_assert_uint_gt(len, 1u << 20);
+	for (i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+		n = compare(file, len, chunks[i], PCLN_PERF_ORDERED, &read);
+		ck_assert_uint_eq(n, 212);
+		/* The data section, but for the payload longer than a
+		 * chunk (never read whole), and records cut at a chunk's
+		 * end again as the next one's start. */
+		ck_assert_uint_ge(read, len - 256 - (300 << 10));
+		ck_assert_uint_le(read, len - 256 + (len / (64 << 10) + 1) *
+		    (64 << 10));
+		n = compare(file, len, chunks[i], 0, &read);
+		ck_assert_uint_eq(n, 212);
+	}
+	free(file);
+}
+END_TEST
+
+START_TEST(test_damaged)
+{
+	uint64_t damaged, read;
+	size_t len, i, n;
+	uint8_t *file = make(&len, 400 << 10, &damaged);
+
+	ck_assert_uint_gt(damaged, 400 << 10);
+	for (i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+		/* (same_walk checks the error is the buffer's) */
+		n = compare(file, len, chunks[i], PCLN_PERF_ORDERED, &read);
+		ck_assert_uint_gt(n, 20);
+		n = compare(file, len, chunks[i], 0, &read);
+		ck_assert_uint_gt(n, 20);
+	}
+	free(file);
+}
+END_TEST
+
+/* A file cut inside its data section: the header says more. */
+START_TEST(test_truncated)
+{
+	uint64_t damaged, read;
+	size_t len, i, n;
+	uint8_t *file = make(&len, 0, &damaged);
+
+	for (i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+		n = compare(file, len - 5000, chunks[i], PCLN_PERF_ORDERED,
+		    &read);
+		ck_assert_uint_gt(n, 150);
+		n = compare(file, len - 5000, chunks[i], 0, &read);
+		ck_assert_uint_gt(n, 150);
+	}
+	free(file);
+}
+END_TEST
+
+/* The file shrinks after the open: an error names where it now ends,
+ * after the records before. */
+START_TEST(test_shrunk)
+{
+	uint64_t damaged;
+	size_t len, n = 0;
+	uint8_t *file = make(&len, 0, &damaged);
+	int fd = memfile(file, len), r;
+	pcln_perf_event ev;
+	pcln_perf *q;
+	pcln_err err;
+
+	q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED, &err);
+	ck_assert_msg(q != NULL, "%s", err.msg);
+	pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
+	ck_assert_int_eq(ftruncate(fd, 200 << 10), 0);
+	while ((r = pcln_perf_next(q, &ev, &err)) == 1)
+		n++;
+	ck_assert_int_eq(r, -1);
+	ck_assert_int_eq(err.code, PCLN_ETRUNC);
+	ck_assert_int_eq(err.offset, 200 << 10);
+	ck_assert_msg(strstr(err.msg, "changed while read") != NULL, "%s",
+	    err.msg);
+	ck_assert_uint_gt(n, 0);
+	pcln_perf_close(q);
+	close(fd);
+	free(file);
+}
+END_TEST
+
+START_TEST(test_not_regular)
+{
+	pcln_err err;
+	int fds[2];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	ck_assert_ptr_null(pcln_perf_open_fd(fds[0], 0, &err));
+	ck_assert_int_eq(err.code, PCLN_EINVAL);
+	close(fds[0]);
+	close(fds[1]);
+	ck_assert_ptr_null(pcln_perf_open_fd(-1, 0, &err));
+	ck_assert_int_eq(err.code, PCLN_EIO);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("perf file");
+	TCase *tc = tcase_create("core");
+	TCase *te = tcase_create("errors");
+	SRunner *sr;
+	int nf;
+
+	tcase_add_test(tc, test_same);
+	tcase_add_test(te, test_damaged);
+	tcase_add_test(te, test_truncated);
+	tcase_add_test(te, test_shrunk);
+	tcase_add_test(te, test_not_regular);
+	tcase_set_timeout(tc, 60);
+	tcase_set_timeout(te, 60);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, te);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	nf = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return nf == 0 ? 0 : 1;
+}
