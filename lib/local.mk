@@ -26,7 +26,7 @@ lib_LTLIBRARIES += lib/libpcln.la
 lib_libpcln_la_SOURCES = $(pcln_lib_sources)
 lib_libpcln_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS) $(FIND_CFLAGS)
 lib_libpcln_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS) \
-	$(FIND_LIBS)
+	$(FIND_LIBS) -lpthread
 lib_libpcln_la_LDFLAGS = -version-info $(PCLN_LT_VERSION) \
 	-export-symbols-regex '^(pcln_|pclnrt_)'
 
@@ -35,7 +35,7 @@ lib_libpcln_internal_la_SOURCES = $(pcln_lib_sources)
 lib_libpcln_internal_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS) \
 	$(FIND_CFLAGS)
 lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS) \
-	$(FIND_LIBS)
+	$(FIND_LIBS) -lpthread
 
 include $(srcdir)/lib/elf/elf.mk
 include $(srcdir)/lib/link/link.mk

@@ -13,7 +13,8 @@
  * two rounds (so the ordered walk keeps chunks for records that wait),
  * and an AUXTRACE record whose payload (300 KiB) is longer than a chunk.
  * Each is read with the smallest chunk (64 KiB and 16 bytes), an odd
- * size and the default; then damaged (a record's size 0 at about
+ * size and the default, by the walk alone and with the reader thread
+ * (PCLN_PERF_READAHEAD); then damaged (a record's size 0 at about
  * 400 KiB, past the first chunks), truncated, and cut after the open.
  */
 #define _GNU_SOURCE 1	/* memfd_create */
@@ -249,7 +250,7 @@ compare(const uint8_t *file, size_t len, size_t chunk, unsigned flags,
 	size_t n;
 	int fd = memfile(file, len);
 
-	p = pcln_perf_open(file, len, flags, &err);
+	p = pcln_perf_open(file, len, flags & ~PCLN_PERF_READAHEAD, &err);
 	ck_assert_msg(p != NULL, "%s", err.msg);
 	q = pcln_perf_open_fd(fd, flags, &err);
 	ck_assert_msg(q != NULL, "%s", err.msg);
@@ -284,6 +285,13 @@ START_TEST(test_same)
 		    (64 << 10));
 		n = compare(file, len, chunks[i], 0, &read);
 		ck_assert_uint_eq(n, 212);
+		/* The reader thread's chunks are the walk's. */
+		n = compare(file, len, chunks[i], PCLN_PERF_ORDERED |
+		    PCLN_PERF_READAHEAD, &read);
+		ck_assert_uint_eq(n, 212);
+		ck_assert_uint_ge(read, len - 256 - (300 << 10));
+		n = compare(file, len, chunks[i], PCLN_PERF_READAHEAD, &read);
+		ck_assert_uint_eq(n, 212);
 	}
 	free(file);
 }
@@ -301,6 +309,9 @@ START_TEST(test_damaged)
 		n = compare(file, len, chunks[i], PCLN_PERF_ORDERED, &read);
 		ck_assert_uint_gt(n, 20);
 		n = compare(file, len, chunks[i], 0, &read);
+		ck_assert_uint_gt(n, 20);
+		n = compare(file, len, chunks[i], PCLN_PERF_ORDERED |
+		    PCLN_PERF_READAHEAD, &read);
 		ck_assert_uint_gt(n, 20);
 	}
 	free(file);
@@ -320,6 +331,9 @@ START_TEST(test_truncated)
 		ck_assert_uint_gt(n, 150);
 		n = compare(file, len - 5000, chunks[i], 0, &read);
 		ck_assert_uint_gt(n, 150);
+		n = compare(file, len - 5000, chunks[i], PCLN_PERF_ORDERED |
+		    PCLN_PERF_READAHEAD, &read);
+		ck_assert_uint_gt(n, 150);
 	}
 	free(file);
 }
@@ -329,6 +343,7 @@ END_TEST
  * after the records before. */
 START_TEST(test_shrunk)
 {
+	unsigned flags = PCLN_PERF_ORDERED | (_i ? PCLN_PERF_READAHEAD : 0);
 	uint64_t damaged;
 	size_t len, n = 0;
 	uint8_t *file = make(&len, 0, &damaged);
@@ -337,7 +352,7 @@ START_TEST(test_shrunk)
 	pcln_perf *q;
 	pcln_err err;
 
-	q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED, &err);
+	q = pcln_perf_open_fd(fd, flags, &err);
 	ck_assert_msg(q != NULL, "%s", err.msg);
 	pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
 	ck_assert_int_eq(ftruncate(fd, 200 << 10), 0);
@@ -350,6 +365,35 @@ START_TEST(test_shrunk)
 	    err.msg);
 	ck_assert_uint_gt(n, 0);
 	pcln_perf_close(q);
+	close(fd);
+	free(file);
+}
+END_TEST
+
+/* The walk stops early: the close stops the reader thread and frees its
+ * chunks (LeakSanitizer, in the sanitized suite, sees what it leaves). */
+START_TEST(test_close_early)
+{
+	uint64_t damaged;
+	size_t len, n;
+	uint8_t *file = make(&len, 0, &damaged);
+	int fd = memfile(file, len);
+	pcln_perf_event ev;
+	pcln_perf *q;
+	pcln_err err;
+
+	for (n = 0; n < 40; n += 13) {
+		size_t k = 0;
+
+		q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED |
+		    PCLN_PERF_READAHEAD, &err);
+		ck_assert_msg(q != NULL, "%s", err.msg);
+		pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
+		while (k < n && pcln_perf_next(q, &ev, &err) == 1)
+			k++;
+		ck_assert_uint_eq(k, n);
+		pcln_perf_close(q);
+	}
 	close(fd);
 	free(file);
 }
@@ -382,8 +426,9 @@ main(void)
 	tcase_add_test(tc, test_same);
 	tcase_add_test(te, test_damaged);
 	tcase_add_test(te, test_truncated);
-	tcase_add_test(te, test_shrunk);
+	tcase_add_loop_test(te, test_shrunk, 0, 2);
 	tcase_add_test(te, test_not_regular);
+	tcase_add_test(te, test_close_early);
 	tcase_set_timeout(tc, 60);
 	tcase_set_timeout(te, 60);
 	suite_add_tcase(s, tc);

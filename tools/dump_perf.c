@@ -1594,8 +1594,9 @@ dump_perf(int argc, char **argv)
 	if ((rc = open_input(c->input, &buf, &len, &infd)) != 0)
 		goto out;
 	memset(&err, 0, sizeof err);
-	if ((c->p = infd >= 0 ? pcln_perf_open_fd(infd, PCLN_PERF_ORDERED,
-	    &err) : pcln_perf_open(buf, len, PCLN_PERF_ORDERED, &err)) ==
+	if ((c->p = infd >= 0 ? pcln_perf_open_fd(infd, PCLN_PERF_ORDERED |
+	    PCLN_PERF_READAHEAD, &err) : pcln_perf_open(buf, len,
+	    PCLN_PERF_ORDERED, &err)) ==
 	    NULL) {
 		dump_error("%s: %s", c->input, err.msg);
 		rc = err.code == PCLN_ENOMEM ? DUMP_EXIT_IO :

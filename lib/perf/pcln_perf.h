@@ -192,6 +192,13 @@ typedef struct pcln_perf pcln_perf;
  * A damaged record's framing ends the walk there: the records before it
  * go out, then the error. */
 #define PCLN_PERF_ORDERED	0x1
+/* pcln_perf_open_fd only: a second thread reads the chunks of records
+ * ahead of the walk (four at most), so that the kernel's copy of them,
+ * a third of what a --call-graph dwarf sample costs the walk, is done
+ * on another core.  It is started at the first record and joined by
+ * pcln_perf_close; the handle is still used by one thread at a time.
+ * Where a thread cannot be started the walk reads alone. */
+#define PCLN_PERF_READAHEAD	0x2
 
 /* Open the perf.data image BUF[0..LEN) (BUF must outlive the handle):
  * check the header, read the attributes and the feature sections.  A

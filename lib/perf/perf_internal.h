@@ -124,6 +124,8 @@ struct pcln_perf {
 	int fdamaged;
 	uint64_t nread;			/* bytes read from FD */
 	size_t chunk_size;		/* what a chunk reads (FILE_CHUNK) */
+	struct perf_ra *ra;		/* PCLN_PERF_READAHEAD's reader
+					 * thread (perf_file.c), or NULL */
 };
 
 /* The bytes that follow record R (SIZE bytes, framing sound) and its
@@ -150,6 +152,13 @@ int pclni_perf_frame(const pcln_perf *p, const uint8_t *r, uint64_t off,
 /* The file's next chunk of records, from P->scanpos (perf_file.c): 0
  * and P->fcur set, or -1 and ERR. */
 int pclni_perf_file_chunk(pcln_perf *p, pcln_err *err);
+/* A chunk's buffer given back: to the reader thread's, the spares or
+ * free (DATA NULL then).  (perf_file.c) */
+void pclni_perf_chunk_free(pcln_perf *p, struct perf_chunk *c);
+/* The reader thread's buffer B (CAP bytes) given back; the thread
+ * stopped and its buffers freed (P->ra NULL then).  (perf_file.c) */
+void pclni_perf_ra_put(pcln_perf *p, uint8_t *b, size_t cap);
+void pclni_perf_ra_close(pcln_perf *p);
 /* For tests: read N bytes a chunk from now on (at least
  * PCLNI_PERF_CHUNK_MIN: a record is at most 64 KiB, and its payload's
  * size is in its first 16 bytes). */

@@ -741,11 +741,8 @@ release_chunks(pcln_perf *p)
 	size_t k = 0;
 
 	if (p->done_chunk != 0) {
-		struct perf_chunk *c = &p->chunks[p->done_chunk - 1 -
-		    p->chunk0];
-
-		pclni_perf_buf_put(p, c->data, c->cap);
-		c->data = NULL;
+		pclni_perf_chunk_free(p, &p->chunks[p->done_chunk - 1 -
+		    p->chunk0]);
 		p->done_chunk = 0;
 	}
 	while (k < p->nchunks && p->chunks[k].data == NULL)
@@ -764,7 +761,11 @@ pclni_perf_free_chunks(pcln_perf *p)
 	size_t i;
 
 	for (i = 0; i < p->nchunks; i++)
-		free(p->chunks[i].data);
+		if (p->chunks[i].infile && p->ra != NULL)
+			pclni_perf_chunk_free(p, &p->chunks[i]);
+		else
+			free(p->chunks[i].data);
+	pclni_perf_ra_close(p);
 	for (i = 0; i < PERF_SPARES; i++)
 		free(p->spare[i]);
 	free(p->chunks);
@@ -1026,10 +1027,8 @@ scan_next(pcln_perf *p, uint64_t *off, uint64_t *foff, const uint8_t **r,
 			 * calls before). */
 			p->scanpos = c->next_off;
 			p->fcur = 0;
-			if (--c->pending == 0) {
-				pclni_perf_buf_put(p, c->data, c->cap);
-				c->data = NULL;
-			}
+			if (--c->pending == 0)
+				pclni_perf_chunk_free(p, c);
 		}
 		if (p->fdamaged) {
 			if (err != NULL)
