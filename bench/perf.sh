@@ -18,9 +18,10 @@
 # of wall time (from fork to wait4: bench/timecmd.c) and peak resident
 # memory; and from the two prog.cc profiles, what one more sample costs
 # each tool beyond its fixed start (reading kernel symbols, starting perf's or pclndump's
-# machinery), with the ratio of those marginal costs.  The floor
-# (bench/mapfloor.c: map the file as pclndump does and touch each page,
-# nothing else) is timed too.  Tables are in pclndump's cache (one
+# machinery), with the ratio of those marginal costs.  The floors
+# (bench/mapfloor.c: read the file as pclndump does, pread a MiB at a
+# time, and nothing else; and map it and touch each page, as pclndump did
+# before) are timed too.  Tables are in pclndump's cache (one
 # warm-up run fills it) as perf's build-id cache and its debug files
 # are in place for perf: both sides warm.  Appends "perf ..." lines to
 # BUILD/bench-results/results.txt.
@@ -98,7 +99,8 @@ pclndump_perf|$DUMP perf -i $size.data
 pclndump_folded|$DUMP perf -i $size.data --folded
 perf_script|perf script -i $size.data
 perf_report|perf report --stdio -i $size.data
-map_floor|$B/bench/pcln-bench-mapfloor $size.data
+read_floor|$B/bench/pcln-bench-mapfloor $size.data
+map_floor|$B/bench/pcln-bench-mapfloor --map $size.data
 LIST
 	# The stacks agree (the test's comparison, on this profile).
 	perf script --no-demangle -i "$size.data" >"perf-$size.txt" \
@@ -138,7 +140,8 @@ else
 	exit 1
 fi
 # Microseconds a sample beyond the fixed start, each tool, and the ratio.
-for name in pclndump_perf pclndump_folded perf_script perf_report map_floor; do
+for name in pclndump_perf pclndump_folded perf_script perf_report read_floor \
+    map_floor; do
 	eval "a=\$t_short_$name b=\$t_long_$name"
 	say "perf marginal ${name}_us_per_sample $(awk -v a="$a" -v b="$b" \
 	    -v n="$n_short" -v m="$n_long" 'BEGIN { printf("%.2f", (m > n) ?
