@@ -88,8 +88,8 @@ measure() {
 		[ -n "$base" ] || { base=$t; basec=$cpu; }
 		case $name in perf_*)
 			say "perf $size ${name}_over_pclndump $(awk -v a="$t" \
-			    -v b="$base" 'BEGIN { printf("%.1f", (b > 0) ?
-			    a / b : 0) }')"
+			    -v b="$base" 'BEGIN { printf("%.1f",
+			    (b > 0) ? a / b : 0) }')"
 			say "perf $size ${name}_over_pclndump_cpu $(awk \
 			    -v a="$cpu" -v b="$basec" 'BEGIN { printf("%.1f",
 			    (b > 0) ? a / b : 0) }')"
@@ -144,11 +144,12 @@ for name in pclndump_perf pclndump_folded perf_script perf_report read_floor \
     map_floor; do
 	eval "a=\$t_short_$name b=\$t_long_$name"
 	say "perf marginal ${name}_us_per_sample $(awk -v a="$a" -v b="$b" \
-	    -v n="$n_short" -v m="$n_long" 'BEGIN { printf("%.2f", (m > n) ?
-	    1e6 * (b - a) / (m - n) : 0) }')"
+	    -v n="$n_short" -v m="$n_long" 'BEGIN { printf("%.2f",
+	    (m > n) ? 1e6 * (b - a) / (m - n) : 0) }')"
 done
 eval "a=\$t_short_pclndump_perf b=\$t_long_pclndump_perf"
 eval "c=\$t_short_perf_script d=\$t_long_perf_script"
 say "perf marginal perf_script_over_pclndump $(awk -v a="$a" -v b="$b" \
-    -v c="$c" -v d="$d" 'BEGIN { printf("%.1f", (b > a) ?
-    (d - c) / (b - a) : 0) }')"
+    -v c="$c" -v d="$d" 'BEGIN { printf("%.1f",
+    (b > a) ? (d - c) / (b - a) : 0) }')"
+# (mawk, Debian's awk, takes no line break after a '?'.)
