@@ -2,8 +2,8 @@
  * open in both orders, every record, the address space fed with them and
  * every sample unwound (over its own stack copy) and resolved through its
  * call chain; the same bytes as a file read from its descriptor
- * (pcln_perf_open_fd), which must read the same records and end with the
- * same error; the same bytes as kallsyms and perf map text.
+ * (pcln_perf_open_fd, alone and with its reader thread), which must read
+ * the same records and end with the same error; the same bytes as kallsyms and perf map text.
  *
  * The table callback hands out one fixed table (examples/hello's, built
  * at the first call from a description) for every object, so walks also
@@ -203,6 +203,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int fd = -2;
 	struct seen a, b;
 	unsigned flags;
+	int ra;
 
 	if (fd == -2)
 		fd = memfd_create("perf.data", 0);
@@ -211,13 +212,20 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fd < 0 || ftruncate(fd, 0) < 0 ||
 		    pwrite(fd, buf, size, 0) != (ssize_t)size)
 			continue;
-		walk(buf, size, flags, fd, &b);
-		/* An empty file is not mapped, and so no perf.data. */
-		if (size > 0 && (a.n != b.n || a.offsets != b.offsets ||
-		    a.rc != b.rc || a.err.code != b.err.code ||
-		    a.err.offset != b.err.offset ||
-		    strcmp(a.err.msg, b.err.msg) != 0))
-			abort();
+		/* The file read by the walk alone, and (ordered, as
+		 * pclndump reads it) with the reader thread, which also
+		 * decompresses perf record -z's records. */
+		for (ra = 0; ra <= (flags == PCLN_PERF_ORDERED); ra++) {
+			walk(buf, size, flags | (ra ? PCLN_PERF_READAHEAD :
+			    0), fd, &b);
+			/* An empty file is not mapped, and so no
+			 * perf.data. */
+			if (size > 0 && (a.n != b.n || a.offsets !=
+			    b.offsets || a.rc != b.rc || a.err.code !=
+			    b.err.code || a.err.offset != b.err.offset ||
+			    strcmp(a.err.msg, b.err.msg) != 0))
+				abort();
+		}
 	}
 	if ((ks = pcln_perf_syms_kallsyms((const char *)buf, size, &err))) {
 		(void)pcln_perf_syms_find(ks, size, &start, &mod);

@@ -7,7 +7,7 @@ pcln_lib_sources = \
 	lib/pcln.h \
 	lib/internal.h \
 	lib/error.c \
-	lib/grow.c \
+	lib/grow.c lib/huge.c \
 	lib/varint.c \
 	lib/pool.c \
 	lib/build.h \

@@ -79,6 +79,23 @@ typedef struct pcln_err {
 /* The short message for CODE; never NULL. */
 const char *pcln_strerror(int code);
 
+/* --- memory in huge pages -------------------------------------------- */
+
+/* A region of at least N bytes, zeroed, aligned to 2 MiB and asked for
+ * in transparent huge pages (where the kernel has none to give, small
+ * pages, as malloc's): for a buffer of some hundreds of KiB written all
+ * over soon after it is made, such as a walk's pclnrt_stepcache entries
+ * (the runtime allocates nothing: its caller gives them) or an output
+ * buffer.  Each 4 KiB page of malloc's costs a page fault where it is
+ * first written (11 us on the guest of doc/PERFORMANCE.md's
+ * 2026-12-05 figures); a huge page costs one for 2 MiB.  Returns the
+ * region and its length in *LEN (for pcln_huge_free), or NULL (no
+ * memory, or N is 0). */
+void *pcln_huge_alloc(size_t n, size_t *len);
+/* Unmap the region P (LEN bytes, as pcln_huge_alloc said); P NULL:
+ * nothing. */
+void pcln_huge_free(void *p, size_t len);
+
 /* --- varint / zig-zag encoding (decoding lives in the runtime) -------- */
 
 /* Write V as a uvarint to BUF (at least 5 bytes); return bytes written. */

@@ -16,8 +16,15 @@
  * size and the default, by the walk alone and with the reader thread
  * (PCLN_PERF_READAHEAD); then damaged (a record's size 0 at about
  * 400 KiB, past the first chunks), truncated, and cut after the open.
+ * The same records as perf record -z writes them (each round one zstd
+ * flush, cut into COMPRESSED records of at most 3,001 bytes, the
+ * FINISHED_ROUND records outside), which the reader thread decompresses
+ * beside the walk: the same records and errors (a COMPRESSED record's
+ * byte changed) as the walk's own decompression over the buffer.
  */
 #define _GNU_SOURCE 1	/* memfd_create */
+#include <config.h>
+
 #include <check.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +32,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#ifdef HAVE_LIBZSTD
+#include <zstd.h>
+#endif
 
 #include "perf_internal.h"
 
@@ -103,11 +113,15 @@ comm(struct out *o, uint64_t time, const char name[8])
 	put64(o, time);
 }
 
+static uint8_t *zmake(const struct out *d, const size_t *recstart, size_t n,
+    struct out *z);
+
 /* The whole file: *LEN bytes, malloc'ed.  DAMAGE: the first record at
  * or after that byte of the data section gets size 0, its offset in
- * *DAMAGED. */
+ * *DAMAGED.  ZST: its records as perf record -z writes them (no
+ * AUXTRACE: perf leaves it out of the stream). */
 static uint8_t *
-make(size_t *len, size_t damage, uint64_t *damaged)
+make_file(size_t *len, size_t damage, uint64_t *damaged, int zst)
 {
 	struct out o = { 0 }, d = { 0 };
 	uint64_t attr[16] = { 0 }, t = 1000;
@@ -117,7 +131,7 @@ make(size_t *len, size_t damage, uint64_t *damaged)
 
 	/* The data section first (its offset is known: 104 + 144 + 8). */
 	for (i = 0; i < 210; i++) {
-		if (i == 100) {		/* an AUXTRACE and its payload */
+		if (i == 100 && !zst) {	/* an AUXTRACE and its payload */
 			recstart[n++] = d.n;
 			hdr(&d, PCLN_PERF_RECORD_AUXTRACE, 0, 48);
 			put64(&d, 300 << 10);		/* size */
@@ -157,6 +171,12 @@ make(size_t *len, size_t damage, uint64_t *damaged)
 			*damaged = 104 + 144 + 8 + recstart[i];
 			break;
 		}
+	if (zst) {
+		struct out z = { 0 };
+
+		free(zmake(&d, recstart, n, &z));
+		d = z;
+	}
 
 	put(&o, "PERFILE2", 8);
 	put64(&o, 104);			/* header size */
@@ -186,6 +206,66 @@ make(size_t *len, size_t damage, uint64_t *damaged)
 	free(d.b);
 	*len = o.n;
 	return o.b;
+}
+
+static uint8_t *
+make(size_t *len, size_t damage, uint64_t *damaged)
+{
+	return make_file(len, damage, damaged, 0);
+}
+
+/* D's records (N, starting at RECSTART, the last one's end D->n) as
+ * perf record -z writes them, into Z: D's bytes returned (to free). */
+static uint8_t *
+zmake(const struct out *d, const size_t *recstart, size_t n, struct out *z)
+{
+#ifdef HAVE_LIBZSTD
+	ZSTD_CCtx *cx = ZSTD_createCCtx();
+	uint8_t piece[3001 - 8], *zb;
+	size_t i, from = 0, end, k, cut, zcap = 1 << 20;
+	ZSTD_inBuffer in;
+	ZSTD_outBuffer out;
+
+	ck_assert_ptr_nonnull(cx);
+	zb = malloc(zcap);
+	ck_assert_ptr_nonnull(zb);
+	for (i = 0; i <= n; i++) {
+		uint32_t type = 0;
+
+		end = i < n ? recstart[i] : d->n;
+		if (i < n)
+			memcpy(&type, d->b + end, 4);
+		if (i < n && type != PCLN_PERF_RECORD_FINISHED_ROUND)
+			continue;
+		/* D[FROM..END): one round, one flush. */
+		in.src = d->b + from;
+		in.size = end - from;
+		in.pos = 0;
+		out.dst = zb;
+		out.size = zcap;
+		out.pos = 0;
+		while (ZSTD_compressStream2(cx, &out, &in, ZSTD_e_flush) != 0)
+			ck_assert_uint_lt(out.pos, zcap);
+		for (k = 0; k < out.pos; k += cut) {
+			cut = out.pos - k < sizeof piece ? out.pos - k :
+			    sizeof piece - (k / 7 % 500);
+			memcpy(piece, zb + k, cut);
+			hdr(z, PCLN_PERF_RECORD_COMPRESSED, 0,
+			    (uint16_t)(8 + cut));
+			put(z, piece, cut);
+		}
+		if (i < n) {	/* the round's end, outside */
+			put(z, d->b + end, 8);
+			from = end + 8;
+		} else
+			from = end;
+	}
+	ZSTD_freeCCtx(cx);
+	free(zb);
+#else
+	(void)recstart, (void)n, (void)z;
+#endif
+	return d->b;
 }
 
 static int
@@ -399,6 +479,70 @@ START_TEST(test_close_early)
 }
 END_TEST
 
+#ifdef HAVE_LIBZSTD
+/* perf record -z's records: decompressed by the reader thread, the
+ * same records as the walk's own decompression; and with a COMPRESSED
+ * record's bytes changed, the same error after the same records. */
+START_TEST(test_zstd)
+{
+	uint64_t damaged, read;
+	size_t len, i, n, n0 = 0, k, at;
+	uint8_t *file = make_file(&len, 0, &damaged, 1);
+	pcln_perf *q;
+	pcln_perf_event ev;
+	pcln_err err;
+	int fd, r;
+
+	ck_assert_uint_lt(len, 1u << 20);	/* (compressed) */
+	for (i = 0; i < sizeof chunks / sizeof chunks[0]; i++) {
+		n0 = compare(file, len, chunks[i], PCLN_PERF_ORDERED |
+		    PCLN_PERF_READAHEAD, &read);
+		ck_assert_uint_gt(n0, 209);
+		n = compare(file, len, chunks[i], PCLN_PERF_READAHEAD, &read);
+		ck_assert_uint_gt(n, 209);
+		n = compare(file, len, chunks[i], PCLN_PERF_ORDERED, &read);
+		ck_assert_uint_gt(n, 209);
+	}
+	/* Every record decompressed, every COMPRESSED one by the
+	 * thread. */
+	fd = memfile(file, len);
+	q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED | PCLN_PERF_READAHEAD,
+	    &err);
+	ck_assert_ptr_nonnull(q);
+	for (n = 0, k = 0, at = 0; (r = pcln_perf_next(q, &ev, &err)) == 1;
+	    n++) {
+		k += ev.type == PCLN_PERF_RECORD_SAMPLE;
+		at += ev.type == PCLN_PERF_RECORD_COMPRESSED;
+	}
+	ck_assert_int_eq(r, 0);
+	ck_assert_uint_eq(k, 210 - 30 - 14);	/* (rounds, COMMs) */
+	ck_assert_uint_eq(pcln_perf_decompressed(q), 210 - 30 + 1);
+	ck_assert_uint_gt(at, 20);
+	ck_assert_uint_eq(pclni_perf_ra_zunits(q), at);
+	pcln_perf_close(q);
+	close(fd);
+	/* 400 bytes of the stream made 0xff, in the middle of the data:
+	 * zstd fails there (or what it makes is damaged), the same way. */
+	at = 256 + (len - 256) / 2;
+	memset(file + at, 0xff, 400);
+	n = compare(file, len, 0, PCLN_PERF_ORDERED | PCLN_PERF_READAHEAD,
+	    &read);
+	ck_assert_uint_lt(n, n0);
+	n = compare(file, len, 0, PCLN_PERF_READAHEAD, &read);
+	ck_assert_uint_lt(n, n0);
+	/* And the close while the thread has records decompressed. */
+	fd = memfile(file, len);
+	q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED | PCLN_PERF_READAHEAD,
+	    &err);
+	ck_assert_ptr_nonnull(q);
+	ck_assert_int_eq(pcln_perf_next(q, &ev, &err), 1);
+	pcln_perf_close(q);
+	close(fd);
+	free(file);
+}
+END_TEST
+#endif
+
 START_TEST(test_not_regular)
 {
 	pcln_err err;
@@ -429,6 +573,9 @@ main(void)
 	tcase_add_loop_test(te, test_shrunk, 0, 2);
 	tcase_add_test(te, test_not_regular);
 	tcase_add_test(te, test_close_early);
+#ifdef HAVE_LIBZSTD
+	tcase_add_test(tc, test_zstd);
+#endif
 	tcase_set_timeout(tc, 60);
 	tcase_set_timeout(te, 60);
 	suite_add_tcase(s, tc);

@@ -31,6 +31,6 @@ tests_check_perfsyms_LDADD = lib/libpcln-internal.la runtime/libpclnrt.la \
 ##   the same records, bytes and errors, with chunks of every size.
 check_PROGRAMS += tests/check_perffile
 TESTS += tests/check_perffile
-tests_check_perffile_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_perffile_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(ZSTD_CFLAGS)
 tests_check_perffile_LDADD = lib/libpcln-internal.la runtime/libpclnrt.la \
-	$(CHECK_LIBS)
+	$(CHECK_LIBS) $(ZSTD_LIBS)

@@ -57,6 +57,8 @@ struct stats {
 struct obuf {
 	char *b;
 	size_t len, cap;
+	size_t huge;			/* B is pcln_huge_alloc's region of
+					 * HUGE bytes, or 0 (malloc's) */
 	int bad;			/* text was cut: no memory */
 };
 
@@ -111,6 +113,8 @@ struct perf_cmd {
 	uint32_t symidx[NSYMS];
 	struct symo *syms;
 	size_t nsymo, capsymo;
+	size_t symhuge;			/* SYMS is pcln_huge_alloc's (its
+					 * length), or 0: malloc's */
 	struct obuf fb;
 	/* The last sample header's parts (sample_header) */
 	struct obuf hd_pre, hd_post;
@@ -516,13 +520,32 @@ ob_grow(struct obuf *o, size_t n)
 
 	while (cap - o->len < n)
 		cap *= 2;
-	if ((b = realloc(o->b, cap)) == NULL) {
+	if (o->huge != 0) {	/* (not realloc's: moved to malloc's) */
+		if ((b = malloc(cap)) == NULL) {
+			o->bad = 1;
+			return -1;
+		}
+		memcpy(b, o->b, o->len);
+		pcln_huge_free(o->b, o->huge);
+		o->huge = 0;
+	} else if ((b = realloc(o->b, cap)) == NULL) {
 		o->bad = 1;
 		return -1;
 	}
 	o->b = b;
 	o->cap = cap;
 	return 0;
+}
+
+static void
+ob_free(struct obuf *o)
+{
+	if (o->huge != 0)
+		pcln_huge_free(o->b, o->huge);
+	else
+		free(o->b);
+	o->b = NULL;
+	o->huge = 0;
 }
 
 static inline int
@@ -821,9 +844,17 @@ symo_slot(struct perf_cmd *c, uint64_t link, const pclnrt_table *t)
 	if (c->symidx[k] == 0) {
 		if (c->nsymo == c->capsymo) {
 			size_t cap = c->capsymo ? 2 * c->capsymo : 1024;
-			struct symo *v = realloc(c->syms, cap * sizeof *v);
+			struct symo *v;
 
-			if (v == NULL)
+			/* All NSYMS at once in a huge page (540 KB, one
+			 * page fault: pcln_huge_alloc), or grown. */
+			if (c->capsymo == 0 && (v = pcln_huge_alloc(NSYMS *
+			    sizeof *v, &c->symhuge)) != NULL)
+				cap = NSYMS;
+			else if (c->symhuge != 0)	/* (never: NSYMS) */
+				return NULL;
+			else if ((v = realloc(c->syms, cap * sizeof *v)) ==
+			    NULL)
 				return NULL;
 			c->syms = v;
 			c->capsymo = cap;
@@ -1621,8 +1652,12 @@ dump_perf(int argc, char **argv)
 	}
 	pclnrt_pccache_init(&c->cache);
 	/* The text's buffer at its full size at once: grown by doubling,
-	 * each step copied it and faulted in new pages. */
-	(void)ob_grow(&c->fb, 2 * OUT_CHUNK);
+	 * each step copied it and faulted in new pages; in huge pages, one
+	 * page fault, not 128. */
+	if ((c->fb.b = pcln_huge_alloc(2 * OUT_CHUNK, &c->fb.huge)) != NULL)
+		c->fb.cap = c->fb.huge;
+	else
+		(void)ob_grow(&c->fb, 2 * OUT_CHUNK);
 	open_trace(c);
 	if (event_names(c) < 0) {
 		dump_error("perf: out of memory");
@@ -1743,10 +1778,13 @@ out:
 		free(c->syms[k].text.b);
 		free(c->syms[k].ext);
 	}
-	free(c->syms);
+	if (c->symhuge != 0)
+		pcln_huge_free(c->syms, c->symhuge);
+	else
+		free(c->syms);
 	free(c->evnames);
 	dump_trace_close(c->trace);
-	free(c->fb.b);
+	ob_free(&c->fb);
 	free(c->hd_pre.b);
 	free(c->hd_post.b);
 	pcln_perf_close(c->p);

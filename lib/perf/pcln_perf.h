@@ -197,7 +197,10 @@ typedef struct pcln_perf pcln_perf;
 /* pcln_perf_open_fd only: a second thread reads the chunks of records
  * ahead of the walk (four at most), so that the kernel's copy of them,
  * a third of what a --call-graph dwarf sample costs the walk, is done
- * on another core.  It is started at the first record and joined by
+ * on another core; and it decompresses perf record -z's COMPRESSED
+ * records (four at most ahead of the walk), which cost the walk more
+ * than the rest of its work (117 M of 166 M instructions on a profile
+ * of 8,000 samples).  It is started at the first record and joined by
  * pcln_perf_close; the handle is still used by one thread at a time.
  * Where a thread cannot be started the walk reads alone. */
 #define PCLN_PERF_READAHEAD	0x2

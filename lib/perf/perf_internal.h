@@ -20,6 +20,8 @@ struct perf_idmap {
 struct perf_recidx {
 	uint64_t time;
 	uint64_t offset;
+	uint64_t seq;			/* the scan's count: equal times go
+					 * in file order, as perf's do */
 };
 
 #define PERF_SPARES		8
@@ -44,8 +46,22 @@ struct perf_chunk {
 	int infile;			/* read from the file (perf_file.c):
 					 * a record's offset is FILE_OFF + its
 					 * place in DATA */
+	int rabuf;			/* DATA is the reader thread's (a
+					 * COMPRESSED record it decompressed) */
 	uint64_t next_off;		/* INFILE: the file offset after its
 					 * last record */
+};
+
+/* perf record -z's decompressor (perf_record.c): the zstd stream
+ * (ZSTD_DStream, NULL before one), TAIL[0..NTAIL) the start of a record
+ * the last COMPRESSED record cut (CAPTAIL bytes), HINT the most a
+ * record decompressed to.  One per reader of the stream: the walk's, or
+ * the reader thread's (perf_file.c). */
+struct perf_zs {
+	void *zds;
+	uint8_t *tail;
+	size_t ntail, captail;
+	size_t hint;
 };
 
 struct pcln_perf {
@@ -79,6 +95,7 @@ struct pcln_perf {
 	uint64_t scanpos;		/* the next record to frame */
 	int scanned;			/* to the end (or the damage) */
 	uint64_t scantime;		/* the last record's time (file order) */
+	uint64_t scanseq;		/* records framed so far */
 	uint64_t newest;		/* the newest time framed */
 	uint64_t limit;			/* the newest before the last round */
 	pcln_err damage;		/* where the ordered scan stopped */
@@ -90,20 +107,18 @@ struct pcln_perf {
 	const uint8_t *tracing;		/* pcln_perf_tracing_data's */
 	size_t ntracing;
 	/* perf record -z (perf_record.c, decompress): the zstd stream runs
-	 * through every COMPRESSED record; CHUNKS[0..NCHUNKS) are those of
-	 * ids CHUNK0.., freed from the front; TAIL[0..NTAIL) the start of a
-	 * record the last one cut (CAPTAIL bytes). */
-	void *zds;			/* ZSTD_DStream, NULL before one */
+	 * through every COMPRESSED record, decompressed by Z (or by the
+	 * reader thread's, RA: then Z.NTAIL is only the count it
+	 * reported); CHUNKS[0..NCHUNKS) are those of ids CHUNK0.., freed
+	 * from the front. */
+	struct perf_zs z;
 	struct perf_chunk *chunks;
 	size_t nchunks, capchunks;
 	uint64_t chunk0;
-	uint8_t *tail;
-	size_t ntail, captail;
 	uint8_t *spare[PERF_SPARES];	/* freed chunks' buffers, for the
 					 * next (no page faults, no copies
 					 * as a buffer grows) */
 	size_t sparecap[PERF_SPARES];
-	size_t chunk_hint;		/* the largest a chunk needed */
 	uint64_t done_chunk;		/* 1 + the id of the chunk whose last
 					 * record went out, or 0 */
 	uint64_t ndecomp;		/* records read from them */
@@ -135,6 +150,35 @@ struct pcln_perf {
 static inline uint64_t perf_payload(const pcln_perf *p, const uint8_t *r,
     uint16_t size);
 
+/* A COMPRESSED record decompressed (pclni_perf_zunpack): R 0, DATA (CAP
+ * bytes, from the GET given) holds LEN bytes of whole records, and the
+ * decompressor keeps NTAIL bytes of the next; R -1, ERR (DATA NULL). */
+struct perf_zunit {
+	uint8_t *data;
+	size_t cap, len, ntail;
+	int r;
+	pcln_err err;
+};
+/* Where pclni_perf_zunpack takes its buffer (at least WANT bytes, *CAP
+ * set; NULL: no memory) and gives one back. */
+typedef uint8_t *(*pclni_perf_getbuf)(void *arg, size_t want, size_t *cap);
+typedef void (*pclni_perf_putbuf)(void *arg, uint8_t *b, size_t cap);
+/* Decompress the COMPRESSED record R (SIZE bytes at file offset OFF) of
+ * P with Z, after the record the one before cut, into *U: 0, or -1 (no
+ * memory, a zstd error, damaged framing: U->err).  Reads only what the
+ * open fixed of P: the reader thread calls it. */
+int pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
+    const uint8_t *r, uint16_t size, pclni_perf_getbuf get,
+    pclni_perf_putbuf put, void *arg, struct perf_zunit *u);
+void pclni_perf_zs_free(struct perf_zs *z);
+/* The reader thread's next COMPRESSED record, decompressed (in file
+ * order, as the scan meets them): 1 and *U; 0 if the thread does not
+ * decompress them (there is none, or no libzstd): the walk does.
+ * (perf_file.c) */
+int pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u);
+/* For tests: how many the walk took from the reader thread. */
+uint64_t pclni_perf_ra_zunits(const pcln_perf *p);
+
 /* Free what perf record -z's records and the file's chunks took
  * (perf_record.c). */
 void pclni_perf_free_chunks(pcln_perf *p);
@@ -159,6 +203,9 @@ void pclni_perf_chunk_free(pcln_perf *p, struct perf_chunk *c);
  * stopped and its buffers freed (P->ra NULL then).  (perf_file.c) */
 void pclni_perf_ra_put(pcln_perf *p, uint8_t *b, size_t cap);
 void pclni_perf_ra_close(pcln_perf *p);
+/* The reader thread stopped (joined): it reads no chunk from then on,
+ * and its buffers are still there for pclni_perf_ra_put. */
+void pclni_perf_ra_stop(pcln_perf *p);
 /* For tests: read N bytes a chunk from now on (at least
  * PCLNI_PERF_CHUNK_MIN: a record is at most 64 KiB, and its payload's
  * size is in its first 16 bytes). */

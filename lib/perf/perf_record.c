@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef HAVE_LIBZSTD
+#define ZSTD_STATIC_LINKING_ONLY 1	/* ZSTD_createDStream_advanced */
 #include <zstd.h>
 #endif
 
@@ -592,11 +593,14 @@ cmp_recidx(const void *a, const void *b)
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
-	return x->offset < y->offset ? -1 : x->offset > y->offset;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* V[0..N) by time, then offset.  A profile is in order but for a few
- * records a round late (a PERF_RECORD_MMAP2 from another CPU's buffer):
+/* V[0..N) by time, then in the order the scan met them (the records of
+ * a COMPRESSED one right after it, as perf queues them; the walk's
+ * offsets are not the file's order where it read chunks).  A profile is
+ * in order but for a few records a round late (a PERF_RECORD_MMAP2 from
+ * another CPU's buffer):
  * an insertion sort costs a compare a record there, where qsort costs
  * n log n calls.  Past 8 moves a record, qsort: damaged or odd files
  * stay O(n log n). */
@@ -760,8 +764,12 @@ pclni_perf_free_chunks(pcln_perf *p)
 {
 	size_t i;
 
+	/* (the reader stopped first: it may be reading a chunk's
+	 * COMPRESSED records, and its buffers go back to it) */
+	pclni_perf_ra_stop(p);
 	for (i = 0; i < p->nchunks; i++)
-		if (p->chunks[i].infile && p->ra != NULL)
+		if ((p->chunks[i].infile || p->chunks[i].rabuf) &&
+		    p->ra != NULL)
 			pclni_perf_chunk_free(p, &p->chunks[i]);
 		else
 			free(p->chunks[i].data);
@@ -769,10 +777,19 @@ pclni_perf_free_chunks(pcln_perf *p)
 	for (i = 0; i < PERF_SPARES; i++)
 		free(p->spare[i]);
 	free(p->chunks);
-	free(p->tail);
+	pclni_perf_zs_free(&p->z);
+}
+
+void
+pclni_perf_zs_free(struct perf_zs *z)
+{
+	free(z->tail);
+	z->tail = NULL;
+	z->ntail = z->captail = 0;
 #ifdef HAVE_LIBZSTD
-	ZSTD_freeDStream(p->zds);
+	ZSTD_freeDStream(z->zds);
 #endif
+	z->zds = NULL;
 }
 
 uint64_t
@@ -799,65 +816,114 @@ zerr(pcln_err *err, int code, uint64_t off, const char *what)
 	    "record at offset 0x%llx: %s", (unsigned long long)off, what);
 }
 
-/* Decompress the COMPRESSED record R (SIZE bytes at file offset OFF)
- * into a new chunk, after the record the one before cut: its id in *ID.
- * Its whole records stay there, the start of a record it cuts goes to
- * the tail.  -1 and ERR: no memory, a zstd error, damaged framing. */
 static int
-open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
-    uint64_t *id, pcln_err *err)
+zfail(struct perf_zunit *u, pclni_perf_putbuf put, void *arg, uint8_t *buf,
+    size_t cap, int code, uint64_t off, const char *what)
+{
+	if (buf != NULL)
+		put(arg, buf, cap);
+	u->data = NULL;
+	u->r = -1;
+	if (code == PCLN_ENOMEM)
+		pclni_seterr(&u->err, code, -1, "out of memory");
+	else
+		zerr(&u->err, code, off, what);
+	return -1;
+}
+
+/* zstd's own buffers: its window (perf's: 900 KiB) in huge pages
+ * (pcln_huge_alloc), one page fault, not 224 as malloc's; the rest from
+ * malloc.  A header before each says which, and the length. */
+#define ZHDR	64
+static void *
+zalloc(void *opaque, size_t n)
+{
+	uint8_t *b;
+	size_t len = 0;
+
+	(void)opaque;
+	if (n > SIZE_MAX - ZHDR)
+		return NULL;
+	if (n >= ((size_t)256 << 10))
+		b = pcln_huge_alloc(n + ZHDR, &len);
+	else
+		b = malloc(n + ZHDR);
+	if (b == NULL)
+		return NULL;
+	memcpy(b, &len, sizeof len);
+	return b + ZHDR;
+}
+
+static void
+zfree(void *opaque, void *a)
+{
+	uint8_t *b = (uint8_t *)a - ZHDR;
+	size_t len;
+
+	(void)opaque;
+	if (a == NULL)
+		return;
+	memcpy(&len, b, sizeof len);
+	if (len != 0)
+		pcln_huge_free(b, len);
+	else
+		free(b);
+}
+
+static const ZSTD_customMem zmem = { zalloc, zfree, NULL };
+
+int
+pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
+    const uint8_t *r, uint16_t size, pclni_perf_getbuf get,
+    pclni_perf_putbuf put, void *arg, struct perf_zunit *u)
 {
 	ZSTD_inBuffer in = { r + 8, (size_t)size - 8, 0 };
 	ZSTD_outBuffer out;
-	struct perf_chunk *c;
-	size_t cap = p->ntail + 16 * in.size + 4096, o, rc;
+	size_t cap = z->ntail + 16 * in.size + 4096, o, rc, ncap;
 	uint8_t *buf, *nb;
 	char why[160];
 
-	if (p->chunk0 + p->nchunks >= PERF_CHUNK_IDS)
-		return zerr(err, PCLN_EUNSUPPORTED, off, "more COMPRESSED "
-		    "records than this reader counts");
-	if (p->zds == NULL && ((p->zds = ZSTD_createDStream()) == NULL ||
-	    ZSTD_isError(ZSTD_initDStream(p->zds))))
-		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+	memset(u, 0, sizeof *u);
+	if (z->zds == NULL && ((z->zds = ZSTD_createDStream_advanced(
+	    zmem)) == NULL ||
+	    ZSTD_isError(ZSTD_initDStream(z->zds))))
+		return zfail(u, put, arg, NULL, 0, PCLN_ENOMEM, off, NULL);
 	/* perf's records decompress to about its ring buffer's size:
 	 * as large as the largest before, at once. */
-	if (cap < p->chunk_hint)
-		cap = p->chunk_hint;
-	if (pclni_grow(&p->chunks, &p->capchunks, p->nchunks + 1,
-	    sizeof *p->chunks) < 0 ||
-	    (buf = pclni_perf_buf_get(p, cap, &cap)) == NULL)
-		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
-	if (p->ntail > 0)
-		memcpy(buf, p->tail, p->ntail);
+	if (cap < z->hint)
+		cap = z->hint;
+	if ((buf = get(arg, cap, &cap)) == NULL)
+		return zfail(u, put, arg, NULL, 0, PCLN_ENOMEM, off, NULL);
+	if (z->ntail > 0)
+		memcpy(buf, z->tail, z->ntail);
 	out.dst = buf;
 	out.size = cap;
-	out.pos = p->ntail;
+	out.pos = z->ntail;
 	for (;;) {
-		rc = ZSTD_decompressStream(p->zds, &out, &in);
+		rc = ZSTD_decompressStream(z->zds, &out, &in);
 		if (ZSTD_isError(rc)) {
-			free(buf);
 			snprintf(why, sizeof why, "zstd: %s (at byte %zu of "
 			    "its %u)", ZSTD_getErrorName(rc), in.pos + 8,
 			    (unsigned)size);
-			return zerr(err, PCLN_EHEADER, off, why);
+			return zfail(u, put, arg, buf, cap, PCLN_EHEADER, off,
+			    why);
 		}
 		/* All of it read, and room left: all that was there. */
 		if (in.pos == in.size && out.pos < out.size)
 			break;
-		if (out.size >= CHUNK_MAX) {
-			free(buf);
-			return zerr(err, PCLN_EHEADER, off, "decompresses to "
-			    "more than 256 MiB");
-		}
-		cap = out.size * 2 < CHUNK_MAX ? out.size * 2 : CHUNK_MAX;
-		if ((nb = realloc(buf, cap)) == NULL) {
-			free(buf);
-			return pclni_seterr(err, PCLN_ENOMEM, -1,
-			    "out of memory");
-		}
+		if (out.size >= CHUNK_MAX)
+			return zfail(u, put, arg, buf, cap, PCLN_EHEADER, off,
+			    "decompresses to more than 256 MiB");
+		/* (a buffer of GET's is not realloc's: a new one, and the
+		 * bytes so far copied) */
+		ncap = out.size * 2 < CHUNK_MAX ? out.size * 2 : CHUNK_MAX;
+		if ((nb = get(arg, ncap, &ncap)) == NULL)
+			return zfail(u, put, arg, buf, cap, PCLN_ENOMEM, off,
+			    NULL);
+		memcpy(nb, buf, out.pos);
+		put(arg, buf, cap);
 		out.dst = buf = nb;
-		out.size = cap;
+		out.size = cap = ncap;
 	}
 	/* Whole records from the start; the rest is the next one's
 	 * beginning. */
@@ -865,11 +931,11 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 		uint64_t n = perf_u16(p, buf + o + 6);
 
 		if (n < 8) {
-			free(buf);
 			snprintf(why, sizeof why, "the record at byte %zu of "
 			    "what it and those before decompress to has size "
 			    "%u, expected at least 8", o, (unsigned)n);
-			return zerr(err, PCLN_EHEADER, off, why);
+			return zfail(u, put, arg, buf, cap, PCLN_EHEADER, off,
+			    why);
 		}
 		if (n >= 16 && out.pos - o < 16)
 			break;	/* (its payload's size may be past) */
@@ -877,29 +943,77 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 			break;
 		o += n;
 	}
-	if (out.pos - o > p->captail || p->tail == NULL) {
+	if (out.pos - o > z->captail || z->tail == NULL) {
 		size_t want = out.pos - o > 4096 ? out.pos - o : 4096;
-		void *nt = realloc(p->tail, want);
+		void *nt = realloc(z->tail, want);
 
-		if (nt == NULL) {
-			free(buf);
-			return pclni_seterr(err, PCLN_ENOMEM, -1,
-			    "out of memory");
-		}
-		p->tail = nt;
-		p->captail = want;
+		if (nt == NULL)
+			return zfail(u, put, arg, buf, cap, PCLN_ENOMEM, off,
+			    NULL);
+		z->tail = nt;
+		z->captail = want;
 	}
-	p->ntail = out.pos - o;
-	memcpy(p->tail, buf + o, p->ntail);
-	if (out.size > p->chunk_hint)
-		p->chunk_hint = out.size;
+	z->ntail = out.pos - o;
+	memcpy(z->tail, buf + o, z->ntail);
+	if (cap > z->hint)
+		z->hint = cap;
+	u->data = buf;
+	u->cap = cap;
+	u->len = o;
+	u->ntail = z->ntail;
+	return 0;
+}
+
+static uint8_t *
+walk_get(void *arg, size_t want, size_t *cap)
+{
+	return pclni_perf_buf_get(arg, want, cap);
+}
+
+static void
+walk_put(void *arg, uint8_t *b, size_t cap)
+{
+	pclni_perf_buf_put(arg, b, cap);
+}
+
+/* The COMPRESSED record R (SIZE bytes at file offset OFF) decompressed
+ * into a new chunk, after the record the one before cut: its id in *ID
+ * (by the reader thread where it decompresses them, or here).  Its
+ * whole records stay there, the start of a record it cuts goes to the
+ * tail.  -1 and ERR: no memory, a zstd error, damaged framing. */
+static int
+open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
+    uint64_t *id, pcln_err *err)
+{
+	struct perf_chunk *c;
+	struct perf_zunit u;
+	int rabuf = 1;
+
+	if (p->chunk0 + p->nchunks >= PERF_CHUNK_IDS)
+		return zerr(err, PCLN_EUNSUPPORTED, off, "more COMPRESSED "
+		    "records than this reader counts");
+	if (pclni_grow(&p->chunks, &p->capchunks, p->nchunks + 1,
+	    sizeof *p->chunks) < 0)
+		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
+	if (p->ra == NULL || pclni_perf_ra_zunit(p, &u) == 0) {
+		rabuf = 0;
+		(void)pclni_perf_zunpack(p, &p->z, off, r, size, walk_get,
+		    walk_put, p, &u);
+	}
+	if (u.r < 0) {
+		if (err != NULL)
+			*err = u.err;
+		return -1;
+	}
+	p->z.ntail = u.ntail;		/* (the reader's: for check_tail) */
 	c = &p->chunks[p->nchunks++];
-	c->data = buf;
-	c->cap = out.size;
-	c->len = o;
+	c->data = u.data;
+	c->cap = u.cap;
+	c->len = u.len;
 	c->file_off = off;
 	c->pending = 0;
 	c->infile = 0;
+	c->rabuf = rabuf;
 	c->next_off = 0;
 	*id = p->chunk0 + p->nchunks - 1;
 	return 0;
@@ -938,12 +1052,12 @@ expand(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 		}
 		p->order[p->norder].time = p->scantime;
 		p->order[p->norder].offset = base | o;
+		p->order[p->norder].seq = p->scanseq++;
 		p->norder++;
 	}
-	if (c->pending == 0) {		/* no record in it */
-		pclni_perf_buf_put(p, c->data, c->cap);
-		c->data = NULL;
-	} else if (!ordered)
+	if (c->pending == 0)		/* no record in it */
+		pclni_perf_chunk_free(p, c);
+	else if (!ordered)
 		p->upos = base;
 	return 0;
 #else
@@ -957,11 +1071,11 @@ expand(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 static int
 check_tail(pcln_perf *p, pcln_err *err)
 {
-	if (p->ntail == 0)
+	if (p->z.ntail == 0)
 		return 0;
 	return pclni_seterr(err, PCLN_ETRUNC, (int64_t)p->info.data_end,
 	    "perf.data: the COMPRESSED records end inside a record (%zu "
-	    "bytes of it), at the data section's end 0x%llx%s", p->ntail,
+	    "bytes of it), at the data section's end 0x%llx%s", p->z.ntail,
 	    (unsigned long long)p->info.data_end, p->info.truncated ?
 	    " (the file is truncated)" : "");
 }
@@ -1085,6 +1199,7 @@ scan_round(pcln_perf *p, pcln_err *err)
 		}
 		p->order[p->norder].time = p->scantime;
 		p->order[p->norder].offset = off;
+		p->order[p->norder].seq = p->scanseq++;
 		p->norder++;
 		if (type == PCLN_PERF_RECORD_COMPRESSED &&
 		    expand(p, foff, r, size, 1, &p->damage) < 0)

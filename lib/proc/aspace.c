@@ -739,12 +739,13 @@ fill_registry(pcln_aspace *as)
  * program: 406 misses with 8,192 entries, 410 with 4,096; the SQLite
  * shell: 1,696 and 1,818), and each page of the cache costs a fault
  * where it is first written (one 1.1 MB cache: 270 of a run's 1,290
- * faults).  The entries start empty when it grows. */
+ * faults; in a huge page, pcln_huge_alloc, one).  The entries start empty when
+ * it grows. */
 static void
 steps_size(pclnp_store *st)
 {
 	pclnrt_stepcache_ent *v;
-	size_t n;
+	size_t n, len;
 
 	if (st->stepv != NULL && (st->nsteps >= ASPACE_STEPS ||
 	    st->steps.misses - st->steps_mark < st->nsteps / 2))
@@ -752,10 +753,11 @@ steps_size(pclnp_store *st)
 	n = st->stepv == NULL ? ASPACE_STEPS_MIN : 4 * st->nsteps;
 	if (n > ASPACE_STEPS)
 		n = ASPACE_STEPS;
-	if ((v = malloc(n * sizeof *v)) == NULL)
+	if ((v = pcln_huge_alloc(n * sizeof *v, &len)) == NULL)
 		return;		/* the one it has, or none */
-	free(st->stepv);
+	pcln_huge_free(st->stepv, st->steplen);
 	st->stepv = v;
+	st->steplen = len;
 	{
 		uint64_t hits = st->nsteps > 0 ? st->steps.hits : 0,
 		    misses = st->nsteps > 0 ? st->steps.misses : 0;

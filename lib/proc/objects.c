@@ -57,6 +57,7 @@ pclnp_store_init(pclnp_store *s, unsigned flags)
 	s->cache = NULL;
 	s->cache_tried = 0;
 	s->stepv = NULL;
+	s->steplen = 0;
 	memset(&s->steps, 0, sizeof s->steps);
 	s->nsteps = 0;
 	s->steps_mark = 0;
@@ -110,7 +111,7 @@ pclnp_store_free(pclnp_store *s)
 #endif
 	s->cache = NULL;
 	s->cache_tried = 0;
-	free(s->stepv);
+	pcln_huge_free(s->stepv, s->steplen);
 	s->stepv = NULL;
 }
 

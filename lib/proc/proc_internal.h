@@ -61,7 +61,8 @@ struct pcln_objstore {
 	 * first walk and grown (aspace.c, steps_size); STEPV NULL: none.
 	 * NSTEPS entries; STEPS_MARK: the misses when it was made. */
 	pclnrt_stepcache steps;
-	pclnrt_stepcache_ent *stepv;
+	pclnrt_stepcache_ent *stepv;	/* pcln_huge_alloc's, STEPLEN bytes */
+	size_t steplen;
 	size_t nsteps;
 	uint64_t steps_mark;
 };
