@@ -43,6 +43,7 @@ echo "tsan.sh: rt_stress passed under ThreadSanitizer"
     -o _build-tsan/check_perffile "$top/tests/check_perffile.c" \
     "$top"/lib/perf/perf_header.c "$top"/lib/perf/perf_record.c \
     "$top"/lib/perf/perf_file.c "$top"/lib/error.c "$top"/lib/grow.c \
+    "$top"/lib/huge.c \
     "$top"/runtime/pclnrt.c "$top"/runtime/checksum.c \
     $(pkg-config --cflags --libs check libzstd)
 # CK_FORK=no: the tests in one process, the thread's reports in it.
