@@ -12,7 +12,8 @@
  * then ".gopclntab".
  *
  * Memory: nothing is allocated; results point into the caller's buffer
- * (pcln_file_build_id maps the file for the time of the call).
+ * (pcln_file_build_id reads the file, or maps it for the time of the
+ * call).
  * Not async-signal-safe by promise (it is in practice: no libc beyond
  * memcmp/strlen/snprintf on error).
  *
@@ -94,8 +95,9 @@ int pcln_elf_build_id(const uint8_t *buf, size_t len, const uint8_t **id,
 
 /* The build-id of the ELF file PATH: 1 and ID[0..*LEN) filled (at most
  * PCLN_BUILDID_MAX, 64, bytes: a longer one counts as none), 0 if it has
- * none, -1 if it cannot be read or is not ELF.  Maps the file and reads
- * its notes only. */
+ * none, -1 if it cannot be read or is not ELF.  Reads its PT_NOTE
+ * segments with pread (a linked program or library: no mapping, no page
+ * fault), else maps the file and reads its notes only. */
 int pcln_file_build_id(const char *path, uint8_t *id, size_t *len,
     pcln_err *err);
 

@@ -8,9 +8,14 @@
 #include <config.h>
 
 #include <check.h>
+#include <fcntl.h>
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "pcln.h"
 #include "pcln_elf.h"
@@ -260,6 +265,89 @@ START_TEST(test_self)
 }
 END_TEST
 
+/* The build-id of PATH as pcln_elf_build_id reads it from the whole
+ * file mapped: 1 and ID, *N; 0 none. */
+static int
+mapped_id(const char *path, uint8_t *id, size_t *n)
+{
+	struct stat st;
+	const uint8_t *p;
+	pcln_err err;
+	void *m;
+	int fd = open(path, O_RDONLY), rc;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	close(fd);
+	rc = pcln_elf_build_id(m, (size_t)st.st_size, &p, n, &err);
+	if (rc == 1)
+		memcpy(id, p, *n);
+	munmap(m, (size_t)st.st_size);
+	return rc;
+}
+
+static int
+objs_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint8_t a[PCLN_BUILDID_MAX], b[PCLN_BUILDID_MAX];
+	size_t na = 0, nb = 0, *count = arg;
+	pcln_err err;
+
+	(void)size;
+	if (info->dlpi_name == NULL || info->dlpi_name[0] != '/' ||
+	    access(info->dlpi_name, R_OK) != 0)
+		return 0;
+	ck_assert_int_eq(pcln_file_build_id(info->dlpi_name, a, &na, &err),
+	    mapped_id(info->dlpi_name, b, &nb));
+	ck_assert_uint_eq(na, nb);
+	ck_assert_mem_eq(a, b, na);
+	*count += na > 0;
+	return 0;
+}
+
+/* pcln_file_build_id reads a linked object's PT_NOTE segments with
+ * pread: the same build-id as the sections of the file mapped, for
+ * every library this test loaded; and a file whose program headers are
+ * gone (e_phnum 0) is still read, through its section headers. */
+START_TEST(test_file_ways)
+{
+	uint8_t a[PCLN_BUILDID_MAX], b[PCLN_BUILDID_MAX], *img;
+	char tmp[] = "/tmp/check_buildid-XXXXXX";
+	size_t count = 0, na = 0, nb = 0;
+	struct stat st;
+	pcln_err err;
+	int fd;
+
+	dl_iterate_phdr(objs_cb, &count);
+	ck_assert_uint_ge(count, 1);	/* (libc, at least) */
+	/* The program without program headers. */
+	fd = open("/proc/self/exe", O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &st), 0);
+	img = malloc((size_t)st.st_size);
+	ck_assert_ptr_nonnull(img);
+	ck_assert_int_eq(pread(fd, img, (size_t)st.st_size, 0),
+	    (ssize_t)st.st_size);
+	close(fd);
+	ck_assert_int_eq(img[4], 2);	/* (ELFCLASS64: e_phnum at 56) */
+	memset(img + 56, 0, 2);
+	fd = mkstemp(tmp);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, img, (size_t)st.st_size),
+	    (ssize_t)st.st_size);
+	close(fd);
+	ck_assert_int_eq(pcln_file_build_id(tmp, a, &na, &err), 1);
+	ck_assert_int_eq(pcln_file_build_id("/proc/self/exe", b, &nb, &err),
+	    1);
+	ck_assert_uint_eq(na, nb);
+	ck_assert_mem_eq(a, b, na);
+	unlink(tmp);
+	free(img);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -274,6 +362,7 @@ main(void)
 	tcase_add_test(tc, test_verify_size);
 	tcase_add_test(tc, test_notes);
 	tcase_add_test(tc, test_self);
+	tcase_add_test(tc, test_file_ways);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
