@@ -242,6 +242,7 @@ ra_get(void *arg, size_t want, size_t *cap)
 	return b;
 }
 
+/* B (CAP bytes) onto the free list (either thread). */
 static void
 ra_give(void *arg, uint8_t *b, size_t cap)
 {
@@ -253,6 +254,7 @@ ra_give(void *arg, uint8_t *b, size_t cap)
 	h.cap = cap;
 	memcpy(b, &h, sizeof h);
 	ra->free = b;
+	pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
 }
 
@@ -366,16 +368,7 @@ ra_start(pcln_perf *p)
 void
 pclni_perf_ra_put(pcln_perf *p, uint8_t *b, size_t cap)
 {
-	struct perf_ra *ra = p->ra;
-	struct freebuf h;
-
-	pthread_mutex_lock(&ra->mu);
-	h.next = ra->free;
-	h.cap = cap;
-	memcpy(b, &h, sizeof h);
-	ra->free = b;
-	pthread_cond_broadcast(&ra->cv);
-	pthread_mutex_unlock(&ra->mu);
+	ra_give(p->ra, b, cap);
 }
 
 static void
@@ -432,6 +425,26 @@ pclni_perf_ra_close(pcln_perf *p)
 
 /* The next chunk from the reader into *F: 0, or -1 if it cannot start
  * (*F untouched: the walk reads alone from then on). */
+/* Wait for the first of a queue of the reader's (its count at COUNT):
+ * 1, MU held; or 0 if the reader ended with it empty (ERR says so, of
+ * WHAT at the scan's offset). */
+static int
+ra_wait(pcln_perf *p, const size_t *count, const char *what, pcln_err *err)
+{
+	struct perf_ra *ra = p->ra;
+
+	pthread_mutex_lock(&ra->mu);
+	while (*count == 0 && !ra->done)
+		pthread_cond_wait(&ra->cv, &ra->mu);
+	if (*count != 0)
+		return 1;
+	pthread_mutex_unlock(&ra->mu);
+	pclni_seterr(err, PCLN_EMATH, (int64_t)p->scanpos, "perf.data: %s "
+	    "0x%llx: asked for past the reader's end", what,
+	    (unsigned long long)p->scanpos);
+	return 0;
+}
+
 static int
 ra_next(pcln_perf *p, struct fill *f)
 {
@@ -439,18 +452,11 @@ ra_next(pcln_perf *p, struct fill *f)
 
 	if (!ra->started && ra_start(p) < 0)
 		return -1;
-	pthread_mutex_lock(&ra->mu);
-	while (ra->count == 0 && !ra->done)
-		pthread_cond_wait(&ra->cv, &ra->mu);
-	if (ra->count == 0) {
+	memset(f, 0, sizeof *f);
+	if (!ra_wait(p, &ra->count, "record at offset", &f->err)) {
 		/* (the reader ended after the chunk the walk read last:
 		 * the walk asks no further) */
-		pthread_mutex_unlock(&ra->mu);
-		memset(f, 0, sizeof *f);
 		f->r = -1;
-		pclni_seterr(&f->err, PCLN_EMATH, (int64_t)p->scanpos,
-		    "perf.data: record at offset 0x%llx: asked for past the "
-		    "reader's end", (unsigned long long)p->scanpos);
 		return 0;
 	}
 	*f = ra->q[ra->head];
@@ -468,19 +474,12 @@ pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u)
 
 	if (ra == NULL || !ra->zon || !ra->started)
 		return 0;
-	pthread_mutex_lock(&ra->mu);
-	while (ra->zcount == 0 && !ra->done)
-		pthread_cond_wait(&ra->cv, &ra->mu);
-	if (ra->zcount == 0) {
+	memset(u, 0, sizeof *u);
+	if (!ra_wait(p, &ra->zcount, "COMPRESSED record near offset",
+	    &u->err)) {
 		/* (the reader ended before this record: after damage or
 		 * at the close, which the scan does not go past) */
-		pthread_mutex_unlock(&ra->mu);
-		memset(u, 0, sizeof *u);
 		u->r = -1;
-		pclni_seterr(&u->err, PCLN_EMATH, (int64_t)p->scanpos,
-		    "perf.data: COMPRESSED record near offset 0x%llx: asked "
-		    "for past the reader's end",
-		    (unsigned long long)p->scanpos);
 		return 1;
 	}
 	*u = ra->zq[ra->zhead];
