@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "pclnrt.h"
 
@@ -43,7 +44,7 @@ struct jmod {
 static struct jmod fixed[NFIXED], churn[NCHURN];
 static pclnrt_registry reg;
 static unsigned char *regmem;
-static atomic_int stop, failed;
+static atomic_int stop, failed, started;
 static atomic_long lookups, hits, sighits, siglookups, waits;
 static _Thread_local pclnrt_reader *my_reader;
 
@@ -190,9 +191,13 @@ reader(void *arg)
 
 	if ((my_reader = pclnrt_reader_claim(&reg)) == NULL) {
 		atomic_store(&failed, 1);
+		atomic_fetch_add(&started, 1);
 		return NULL;
 	}
-	while (!atomic_load(&stop) && !atomic_load(&failed)) {
+	atomic_fetch_add(&started, 1);
+	/* Until told to stop, and at least until this reader has found a
+	 * function: a reader the scheduler started late still checks. */
+	while ((!atomic_load(&stop) || h == 0) && !atomic_load(&failed)) {
 		pclnrt_read_enter(&reg, my_reader);
 		for (k = 0; k < 16; k++) {
 			uint64_t pc = pick(rnd(&s), &must);
@@ -303,6 +308,11 @@ main(int argc, char **argv)
 	setitimer(ITIMER_REAL, &it, NULL);
 	for (i = 0; i < NREADER; i++)
 		pthread_create(&rt[i], NULL, reader, (void *)(uintptr_t)(i + 1));
+	/* The writers start once every reader is looking up: on a loaded
+	 * machine the readers may otherwise first run after the writers are
+	 * done, and nothing would have been checked concurrently. */
+	while (atomic_load(&started) < NREADER)
+		sched_yield();
 	for (i = 0; i < NWRITER; i++) {
 		wa[i].first = i;
 		wa[i].iter = iter;
@@ -310,6 +320,13 @@ main(int argc, char **argv)
 	}
 	for (i = 0; i < NWRITER; i++)
 		pthread_join(wt[i], NULL);
+	/* At least one lookup in a signal handler (the timer fires every
+	 * 100 us; 10 s without one is a failure, not a hang). */
+	for (i = 0; i < 10000 && atomic_load(&siglookups) == 0; i++) {
+		struct timespec ts = { 0, 1000000 };
+
+		nanosleep(&ts, NULL);
+	}
 	atomic_store(&stop, 1);
 	for (i = 0; i < NREADER; i++)
 		pthread_join(rt[i], NULL);
@@ -328,9 +345,15 @@ main(int argc, char **argv)
 		fprintf(stderr, "rt_stress: FAILED: a wrong answer\n");
 		return 1;
 	}
-	if (st.modules != nreg || atomic_load(&lookups) == 0 ||
-	    atomic_load(&hits) == 0 || atomic_load(&siglookups) == 0) {
-		fprintf(stderr, "rt_stress: FAILED: nothing ran\n");
+	if (st.modules != nreg) {
+		fprintf(stderr, "rt_stress: FAILED: %zu modules registered, "
+		    "the writers left %zu\n", st.modules, nreg);
+		return 1;
+	}
+	if (atomic_load(&hits) == 0 || atomic_load(&siglookups) == 0) {
+		fprintf(stderr, "rt_stress: FAILED: no %s\n",
+		    atomic_load(&hits) == 0 ? "function found by a reader" :
+		    "lookup in a signal handler in 10 s");
 		return 1;
 	}
 	free(regmem);
