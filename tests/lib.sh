@@ -25,6 +25,19 @@ CC=${CC:-cc}
 fails=0
 ncase=0
 
+# python3, resolved once to the interpreter itself: where python3 is a
+# version manager's shim (pyenv's runs bash and `pyenv exec` on every
+# call, 0.3-0.8 s here against 0.03 s for the interpreter), the calls
+# of a test add up to minutes (go-raw.sh makes some 260).  The same
+# interpreter either way: its sys.executable.
+if command -v python3 >/dev/null 2>&1; then
+	PYTHON3=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) ||
+	    PYTHON3=
+	if [ -n "$PYTHON3" ] && [ -x "$PYTHON3" ]; then
+		python3() { "$PYTHON3" "$@"; }
+	fi
+fi
+
 fail() {
 	echo "FAIL: $*" >&2
 	fails=$((fails + 1))
@@ -38,18 +51,24 @@ real() {
 	else echo "$1"; fi
 }
 
-# Run pclndump (and, given "ld", pclnld) itself, not libtool's wrapper
-# script: it is faster, and argv[0] must reach the program for the
-# pcln-addr2line name.
+# Run pclndump and pclnld themselves, not libtool's wrapper scripts: a
+# wrapper is a shell script run on every call (cli-badinput.sh calls
+# pclnld 179 times: 30 s through the wrappers on a loaded CI machine),
+# and argv[0] must reach the program for the pcln-addr2line name.  Done
+# for every test below; a test may call it again (it does nothing then).
 use_real_tools() {
 	if [ -x "$top_builddir/tools/.libs/pclndump" ] &&
 	    [ "$(head -c 2 "$D")" = "#!" ]; then
 		D=$top_builddir/tools/.libs/pclndump
-		[ "${1:-}" = ld ] && LD=$top_builddir/tools/.libs/pclnld
 		LD_LIBRARY_PATH=$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 		export LD_LIBRARY_PATH
 	fi
+	if [ -x "$top_builddir/tools/.libs/pclnld" ] &&
+	    [ "$(head -c 2 "$LD")" = "#!" ]; then
+		LD=$top_builddir/tools/.libs/pclnld
+	fi
 }
+use_real_tools
 
 test_cleanup() {
 	if command -v cleanup_hook >/dev/null 2>&1; then

@@ -21,8 +21,12 @@ mkdir -p "$work"
 . "$top_srcdir/tests/lib.sh"	# use_go: the environment, shared
 use_go
 
-pclnjson=$top_builddir/tests/gointerop/pclnjson
-pclndump=$top_builddir/tools/pclndump
+# The programs themselves, not libtool's wrapper scripts: go-raw.sh
+# alone runs pclndump 448 times, and each wrapper costs a shell.
+use_real_tools ld
+pclnjson=$(real "$top_builddir/tests/gointerop/pclnjson")
+pclndump=$D
+pclnld=$LD
 gosymcheck=$work/gosymcheck-$(basename "$0" .sh)
 if [ ! -x "$gosymcheck" ] || [ "$gointerop/gosymcheck.go" -nt "$gosymcheck" ]; then
 	go build -o "$gosymcheck" "$gointerop/gosymcheck.go" || {

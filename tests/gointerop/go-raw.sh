@@ -37,7 +37,6 @@ fail() {
 	echo "FAIL: $*" >&2
 	fails=$((fails + 1))
 }
-pclnld=$top_builddir/tools/pclnld
 gosyma2l=$work/gosyma2l-go-raw
 go build -o "$gosyma2l" "$gointerop/gosyma2l.go" ||
     { echo "go-raw: cannot build gosyma2l" >&2; exit 1; }

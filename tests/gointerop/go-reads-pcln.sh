@@ -35,6 +35,7 @@ check() {	# check TABLE [gosymcheck options]
 }
 
 # 1. seeded random blobs: 64 seeds over the 16 target x trailer variants
+randblob=$(real "$top_builddir/tests/gointerop/randblob")
 seed=1
 while [ $seed -le 64 ]; do
 	v=$((seed % 16))
@@ -43,13 +44,12 @@ while [ $seed -le 64 ]; do
 	bo=le; [ $((v & 4)) -eq 0 ] || bo=be
 	tr=trailer; [ $((v & 8)) -eq 0 ] || tr=go12
 	f=$dir/rand-$seed-$ps-$q-$bo-$tr.pcln
-	"$top_builddir/tests/gointerop/randblob" $seed $ps $q $bo $tr "$f"
+	"$randblob" $seed $ps $q $bo $tr "$f"
 	check "$f"
 	seed=$((seed + 1))
 done
 
 # 2. the examples, linked by pclnld (with and without the trailer)
-pclnld=$top_builddir/tools/pclnld
 if [ -x "$pclnld" ]; then
 	for ex in "$top_srcdir"/examples/*.pcln; do
 		[ -f "$ex" ] || continue
