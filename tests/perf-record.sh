@@ -139,12 +139,16 @@ fi
 # Tracepoints (-e sched:sched_switch and others, -g): each sample's line
 # with its event's fields as perf script prints them (libtraceevent,
 # from the profile's tracing data), in a file and in a pipe-mode stream.
-# The events' names are right-aligned to the longest, as perf's.
+# The events' names are right-aligned to the longest, as perf's.  The
+# workload sleeps before it runs cprog: a task switched out only at its
+# exit records no sched_switch (its events are gone by then), and cprog
+# alone, on an idle CPU, may never be switched out.
 ncase=$((ncase + 1))
 tps="-e sched:sched_switch -e raw_syscalls:sys_enter -e sched:sched_process_exec"
+tpw='sleep 0.02; exec ./cprog 50'
 if ! grep -q '^#define HAVE_LIBTRACEEVENT 1' "$top_builddir/config.h"; then
 	echo "note: built without libtraceevent: tracepoints' fields not compared"
-elif ! perf record -q $tps -g -o tp.data ./cprog 50 >/dev/null 2>tp.log
+elif ! perf record -q $tps -g -o tp.data sh -c "$tpw" >/dev/null 2>tp.log
 then
 	if grep -qi 'tracepoint\|tracefs\|debugfs' tp.log; then
 		echo "note: the kernel refuses tracepoints here: $(head -n 2 \
@@ -153,7 +157,7 @@ then
 		fail "perf record $tps: $(tail -n 3 tp.log)"
 	fi
 else
-	perf record -q $tps -g -o - ./cprog 50 >tpipe.data 2>tpipe.log ||
+	perf record -q $tps -g -o - sh -c "$tpw" >tpipe.data 2>tpipe.log ||
 		fail "perf record $tps -o -: $(tail -n 3 tpipe.log)"
 	for f in tp tpipe; do
 		perf script -i $f.data >$f.perf 2>/dev/null ||
@@ -163,14 +167,16 @@ else
 		grep '^[^[:space:]]' $f.perf >$f.perf.hdr
 		grep '^[^[:space:]]' $f.pcln >$f.pcln.hdr
 		grep -q 'sched:sched_switch: prev_comm=.* ==> next_comm=' \
-		    $f.pcln.hdr && grep -q 'sched_process_exec: filename=' \
-		    $f.pcln.hdr && cmp -s $f.perf.hdr $f.pcln.hdr ||
+		    $f.pcln.hdr || fail "$f: no sched_switch line"
+		grep -q 'sched_process_exec: filename=' $f.pcln.hdr ||
+			fail "$f: no sched_process_exec line"
+		cmp -s $f.perf.hdr $f.pcln.hdr ||
 			fail "$f: the sample lines differ from perf script's:" \
 			    "$(diff $f.perf.hdr $f.pcln.hdr | head -n 4)"
 	done
 	# Without -g: one line a sample, the command right-aligned; the
 	# whole text is perf script's.
-	if perf record -q $tps -o tpn.data ./cprog 50 >/dev/null 2>tpn.log
+	if perf record -q $tps -o tpn.data sh -c "$tpw" >/dev/null 2>tpn.log
 	then
 		perf script -i tpn.data >tpn.perf 2>/dev/null
 		"$D" perf -i tpn.data >tpn.pcln 2>tpn.err ||
