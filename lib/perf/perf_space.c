@@ -439,6 +439,15 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 	r.pc = pc;
 	r.sp = sp;
 	r.fp = fp;
+	/* The stack copy is in memory the reader's copy left out of this
+	 * core's caches, and each frame's read depends on the last: its
+	 * lines asked for all at once (the walk goes to its end). */
+	{
+		uint64_t o;
+
+		for (o = 0; o < mem->len; o += 64)
+			__builtin_prefetch(mem->data + o);
+	}
 	n = pcln_aspace_unwind_copy(pr->as, &r, flags, mem->data, mem->sp,
 	    mem->len, tb, room < WALK_MAX ? room : WALK_MAX, si);
 	/* What the walk read reaches to where it stopped (the caller's sp
