@@ -58,9 +58,13 @@ struct obuf {
 	char *b;
 	size_t len, cap;
 	size_t huge;			/* B is pcln_huge_alloc's region of
-					 * HUGE bytes, or 0 (malloc's) */
+					 * HUGE bytes, OB_SLICE (a slice of
+					 * a region someone else frees), or 0
+					 * (malloc's) */
 	int bad;			/* text was cut: no memory */
 };
+
+#define OB_SLICE	SIZE_MAX
 
 struct pmap {
 	uint32_t pid;
@@ -115,6 +119,9 @@ struct perf_cmd {
 	size_t nsymo, capsymo;
 	size_t symhuge;			/* SYMS is pcln_huge_alloc's (its
 					 * length), or 0: malloc's */
+	char *tslice, *tslice_end;	/* the rest of that region: the
+					 * first TSLICE bytes of the entries'
+					 * texts (OB_SLICE) */
 	struct obuf fb;
 	/* The last sample header's parts (sample_header) */
 	struct obuf hd_pre, hd_post;
@@ -135,6 +142,7 @@ struct perf_cmd {
 
 /* A user frame symbolized: its file and line, and its inlined calls
  * (names demangled), for the pc it was made for. */
+#define TSLICE		256	/* (a frame's line: 76 bytes on average) */
 #define SYMO_CALLS	6	/* inlined calls in the slot; more (C++
 				 * frames have 8 and more) in EXT */
 struct symcall {
@@ -526,7 +534,8 @@ ob_grow(struct obuf *o, size_t n)
 			return -1;
 		}
 		memcpy(b, o->b, o->len);
-		pcln_huge_free(o->b, o->huge);
+		if (o->huge != OB_SLICE)
+			pcln_huge_free(o->b, o->huge);
 		o->huge = 0;
 	} else if ((b = realloc(o->b, cap)) == NULL) {
 		o->bad = 1;
@@ -540,7 +549,9 @@ ob_grow(struct obuf *o, size_t n)
 static void
 ob_free(struct obuf *o)
 {
-	if (o->huge != 0)
+	if (o->huge == OB_SLICE)
+		;
+	else if (o->huge != 0)
 		pcln_huge_free(o->b, o->huge);
 	else
 		free(o->b);
@@ -650,6 +661,15 @@ frame_text(struct perf_cmd *c, struct symo *s, const pcln_perf_frame *fr,
 
 	if (s != NULL && (!s->textok || s->rpc != fr->lookup ||
 	    s->object != fr->object)) {
+		/* Its first bytes from the memo's region: a few thousand
+		 * small texts from malloc would fault its heap in page by
+		 * page (11-17 us a page on the guests measured). */
+		if (s->text.cap == 0 && c->tslice_end - c->tslice >= TSLICE) {
+			s->text.b = c->tslice;
+			s->text.cap = TSLICE;
+			s->text.huge = OB_SLICE;
+			c->tslice += TSLICE;
+		}
 		s->text.len = 0;
 		s->text.bad = 0;
 		for (k = first; k < c->nof; k++)
@@ -849,8 +869,11 @@ symo_slot(struct perf_cmd *c, uint64_t link, const pclnrt_table *t)
 			/* All NSYMS at once in a huge page (540 KB, one
 			 * page fault: pcln_huge_alloc), or grown. */
 			if (c->capsymo == 0 && (v = pcln_huge_alloc(NSYMS *
-			    sizeof *v, &c->symhuge)) != NULL)
+			    sizeof *v, &c->symhuge)) != NULL) {
 				cap = NSYMS;
+				c->tslice = (char *)(v + NSYMS);
+				c->tslice_end = (char *)v + c->symhuge;
+			}
 			else if (c->symhuge != 0)	/* (never: NSYMS) */
 				return NULL;
 			else if ((v = realloc(c->syms, cap * sizeof *v)) ==
@@ -1775,7 +1798,7 @@ out:
 		free(c->dem[i].own);
 	free(c->dem);
 	for (size_t k = 0; k < c->nsymo; k++) {
-		free(c->syms[k].text.b);
+		ob_free(&c->syms[k].text);
 		free(c->syms[k].ext);
 	}
 	if (c->symhuge != 0)
