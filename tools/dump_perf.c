@@ -120,8 +120,8 @@ struct perf_cmd {
 	size_t symhuge;			/* SYMS is pcln_huge_alloc's (its
 					 * length), or 0: malloc's */
 	char *tslice, *tslice_end;	/* the rest of that region: the
-					 * first TSLICE bytes of the entries'
-					 * texts (OB_SLICE) */
+					 * entries' texts (OB_SLICE), while
+					 * it lasts */
 	struct obuf fb;
 	/* The last sample header's parts (sample_header) */
 	struct obuf hd_pre, hd_post;
@@ -138,11 +138,11 @@ struct perf_cmd {
 		size_t tlen;
 	} kmemo[NKMEMO];
 	uint64_t kused[NKMEMO / 64];	/* the slots with a text to free */
+	size_t selflen;			/* this, pcln_huge_alloc's */
 };
 
 /* A user frame symbolized: its file and line, and its inlined calls
  * (names demangled), for the pc it was made for. */
-#define TSLICE		256	/* (a frame's line: 76 bytes on average) */
 #define SYMO_CALLS	6	/* inlined calls in the slot; more (C++
 				 * frames have 8 and more) in EXT */
 struct symcall {
@@ -649,40 +649,65 @@ format_frame(struct perf_cmd *c, struct obuf *o, size_t i)
 	ob_str(o, ")\n");
 }
 
+/* Room for N bytes of text in the memo's entry S (its text emptied):
+ * what it has if that is enough, else a piece of the rest of the
+ * memo's huge region, else malloc's.  0, or -1 for want of memory.  A
+ * few thousand small texts from malloc would fault its heap in page by
+ * page (11-17 us a page on the guests measured), and grown by realloc
+ * twice more. */
+static int
+symo_text_room(struct perf_cmd *c, struct symo *s, size_t n)
+{
+	size_t r = (n + 63) & ~(size_t)63;
+	char *b;
+
+	s->text.len = 0;
+	if (n <= s->text.cap)
+		return 0;
+	if ((size_t)(c->tslice_end - c->tslice) >= r) {
+		b = c->tslice;
+		c->tslice += r;
+		ob_free(&s->text);
+		s->text.huge = OB_SLICE;
+	} else {
+		if ((b = malloc(r)) == NULL)
+			return -1;
+		ob_free(&s->text);
+	}
+	s->text.b = b;
+	s->text.cap = r;
+	return 0;
+}
+
 /* The text of frames C->of[FIRST..] (one user frame FR and its inlined
  * calls) into C->fb: from S, which keeps it for FR's pc and object (made
- * now if it has none: made once for each pc, copied for each sample), or
- * made here if S is NULL. */
+ * now if it has none, from the text written: made once for each pc,
+ * copied for each sample), or made here if S is NULL. */
 static void
 frame_text(struct perf_cmd *c, struct symo *s, const pcln_perf_frame *fr,
     size_t first)
 {
-	size_t k;
+	size_t k, at = c->fb.len;
+	int bad = c->fb.bad;
 
-	if (s != NULL && (!s->textok || s->rpc != fr->lookup ||
-	    s->object != fr->object)) {
-		/* Its first bytes from the memo's region: a few thousand
-		 * small texts from malloc would fault its heap in page by
-		 * page (11-17 us a page on the guests measured). */
-		if (s->text.cap == 0 && c->tslice_end - c->tslice >= TSLICE) {
-			s->text.b = c->tslice;
-			s->text.cap = TSLICE;
-			s->text.huge = OB_SLICE;
-			c->tslice += TSLICE;
-		}
-		s->text.len = 0;
-		s->text.bad = 0;
-		for (k = first; k < c->nof; k++)
-			format_frame(c, &s->text, k);
+	if (s != NULL && s->textok && s->rpc == fr->lookup &&
+	    s->object == fr->object) {
+		ob_mem(&c->fb, s->text.b, s->text.len);
+		return;
+	}
+	for (k = first; k < c->nof; k++)
+		format_frame(c, &c->fb, k);
+	if (s == NULL)
+		return;
+	s->textok = 0;
+	if (!bad && !c->fb.bad &&
+	    symo_text_room(c, s, c->fb.len - at) == 0) {
+		memcpy(s->text.b, c->fb.b + at, c->fb.len - at);
+		s->text.len = c->fb.len - at;
 		s->rpc = fr->lookup;
 		s->object = fr->object;
-		s->textok = !s->text.bad;
+		s->textok = 1;
 	}
-	if (s != NULL && s->textok)
-		ob_mem(&c->fb, s->text.b, s->text.len);
-	else
-		for (k = first; k < c->nof; k++)
-			format_frame(c, &c->fb, k);
 }
 
 /* --- frames ---------------------------------------------------------- */
@@ -1518,23 +1543,26 @@ enum {
 	OPT_NODEMANGLE
 };
 
-/* The command's state, zeroed: mapped, not calloc'ed, so that the
- * parts a run never reaches (most of the per-sample arrays, sized for
- * the largest sample) cost no page faults and no memset. */
+/* The command's state, zeroed: mapped, not calloc'ed, in a huge page
+ * (pcln_huge_alloc): its memos are written all over (the kernel pcs'
+ * slots alone, 115 KB, took 29 page faults of 11-17 us on a profile of
+ * SQLite), and no memset. */
 static struct perf_cmd *
 cmd_new(void)
 {
-	void *p = mmap(NULL, sizeof(struct perf_cmd), PROT_READ | PROT_WRITE,
-	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	size_t len;
+	struct perf_cmd *c = pcln_huge_alloc(sizeof *c, &len);
 
-	return p != MAP_FAILED ? p : NULL;
+	if (c != NULL)
+		c->selflen = len;
+	return c;
 }
 
 static void
 cmd_free(struct perf_cmd *c)
 {
 	if (c != NULL)
-		munmap(c, sizeof *c);
+		pcln_huge_free(c, c->selflen);
 }
 
 int
