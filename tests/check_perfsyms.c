@@ -365,6 +365,62 @@ START_TEST(test_plt_lazy)
 }
 END_TEST
 
+/* A lazy table names an entry at its first lookup, from that entry's
+ * relocation alone: the relocations wiped after one lookup leave that
+ * entry named (as before, and as the table made at once names it) and
+ * every other one unnamed; the image's other relocations were not
+ * read. */
+START_TEST(test_plt_per_entry)
+{
+	char exe[4096];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	pcln_elf_section rela, plt;
+	pcln_perf_syms *now, *later;
+	const char *a, *b;
+	uint64_t at, start = 0, first, e, named = 0;
+	pcln_err err;
+	uint8_t *img;
+	size_t len = 0;
+
+	ck_assert_int_gt(k, 0);
+	exe[k] = '\0';
+	img = read_whole(exe, &len);
+	ck_assert_ptr_nonnull(now = pcln_perf_syms_plt(img, len, &err));
+	ck_assert_ptr_nonnull(later = pcln_perf_syms_plt_lazy(img, len, &err));
+	ck_assert_int_eq(pcln_elf_find_section(img, len, ".rela.plt", &rela,
+	    &err), 1);
+	first = pcln_elf_find_section(img, len, ".plt.sec", &plt, &err) == 1 ?
+	    0 : 1;
+	if (first == 1)
+		ck_assert_int_eq(pcln_elf_find_section(img, len, ".plt", &plt,
+		    &err), 1);
+	ck_assert_uint_ge(plt.size / 16, first + 2);	/* two entries */
+	at = plt.addr + plt.size - 16;
+	ck_assert_ptr_nonnull(a = pcln_perf_syms_find(now, at + 3, NULL,
+	    NULL));
+	ck_assert_ptr_nonnull(b = pcln_perf_syms_find(later, at + 3, &start,
+	    NULL));
+	ck_assert_str_eq(a, b);
+	ck_assert_uint_eq(start, at);
+	memset(img + (rela.data - img), 0, (size_t)rela.size);
+	ck_assert_ptr_eq(pcln_perf_syms_find(later, at, NULL, NULL), b);
+	for (e = first; e < plt.size / 16; e++) {
+		const char *n = pcln_perf_syms_find(later, plt.addr + 16 * e,
+		    NULL, NULL);
+
+		named += n != NULL;
+		ck_assert(n == NULL || plt.addr + 16 * e == at);
+		ck_assert_ptr_nonnull(pcln_perf_syms_find(now,
+		    plt.addr + 16 * e, NULL, NULL));
+	}
+	ck_assert_uint_eq(named, 1);
+	ck_assert_uint_eq(pcln_perf_syms_count(later), 1);
+	pcln_perf_syms_free(now);
+	pcln_perf_syms_free(later);
+	free(img);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -377,6 +433,7 @@ main(void)
 	tcase_add_test(tc, test_random);
 	tcase_add_test(tc, test_plt);
 	tcase_add_test(tc, test_plt_lazy);
+	tcase_add_test(tc, test_plt_per_entry);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

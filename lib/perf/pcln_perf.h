@@ -356,13 +356,14 @@ void pcln_perf_syms_free(pcln_perf_syms *s);
  * not x86-64 ELF.  The names are copied. */
 pcln_perf_syms *pcln_perf_syms_plt(const uint8_t *buf, size_t len,
     pcln_err *err);
-/* The same table, read when first needed: now only the PLT's place (the
- * section headers), its entries at the first pcln_perf_syms_find in it or
- * pcln_perf_syms_count (a profile seldom names a PLT entry, and naming a
- * library's takes longer than unwinding a hundred samples).  BUF[0..LEN)
- * must stay as it is until the table is freed.  NULL (PCLN_ENOTFOUND) if
- * it has no x86-64 PLT; a PLT none of whose entries can be named gives a
- * table that names nothing. */
+/* The same table, read when needed: now only the PLT's place (the
+ * section headers); an entry's name at the first pcln_perf_syms_find in
+ * it, from its own relocation and symbol (a profile names a few PLT
+ * entries, and naming all of a library's reads pages of relocations and
+ * symbols, each a page fault where BUF is mapped); all of them at
+ * pcln_perf_syms_count.  BUF[0..LEN) must stay as it is until the table
+ * is freed.  NULL (PCLN_ENOTFOUND) if it has no x86-64 PLT; a PLT none of
+ * whose entries can be named gives a table that names nothing. */
 pcln_perf_syms *pcln_perf_syms_plt_lazy(const uint8_t *buf, size_t len,
     pcln_err *err);
 

@@ -42,10 +42,13 @@ struct pcln_perf_syms {
 	struct vname { size_t off; char *name, *module; } *names;
 	size_t nnames, capnames;
 	/* pcln_perf_syms_plt_lazy: the ELF image LAZY[0..LAZYLEN), whose
-	 * PLT [LAZYLO, LAZYHI) is read at the first lookup in it. */
+	 * PLT [LAZYLO, LAZYHI) names an entry at the first lookup in it
+	 * (PLZ: its sections, found at the first lookup in the PLT, and
+	 * the names so far). */
 	const uint8_t *lazy;
 	size_t lazylen;
 	uint64_t lazylo, lazyhi;
+	struct pltlazy *plz;
 };
 
 /* The first line of a sorted symbol text: the symbol count, the byte
@@ -304,6 +307,19 @@ cmp_ifname(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* How well the Elf64_Sym at E names an IFUNC at its address: 0 not at
+ * all (not a defined function), else of aliases an IFUNC (type 10)
+ * before a plain function, then a global before a weak one. */
+static unsigned
+ifunc_rank(const uint8_t *e)
+{
+	unsigned type = e[4] & 0xf;
+
+	if ((type != 10 && type != 2) || pclnrt_load16(e + 6, 0) == 0)
+		return 0;
+	return (type == 10 ? 4 : 1) + ((e[4] >> 4) == 1 ? 2 : 0);
+}
+
 /* Name each of V[0..N) (sorted by address) not named yet after a
  * function of SYMS at its address: of aliases, an IFUNC (type 10)
  * before a plain function, then a global before a weak one, then the
@@ -318,19 +334,18 @@ name_ifuncs(const pcln_elf_section *syms, const pcln_elf_section *strs,
 		return;
 	for (k = 1; k < syms->size / 24; k++) {
 		const uint8_t *e = syms->data + 24 * k;
-		unsigned type = e[4] & 0xf, r;
+		unsigned r = ifunc_rank(e);
 		struct ifname key, *f;
 		const char *name;
 		size_t len;
 
-		if ((type != 10 && type != 2) || pclnrt_load16(e + 6, 0) == 0)
+		if (r == 0)
 			continue;
 		key.addr = pclnrt_load64(e + 8, 0);
 		if ((f = bsearch(&key, v, n, sizeof *v, cmp_ifname)) == NULL ||
 		    (f->name != NULL && f->rank >= 8) ||
 		    (name = elfsym_name(syms, strs, k, &len)) == NULL)
 			continue;
-		r = (type == 10 ? 4 : 1) + ((e[4] >> 4) == 1 ? 2 : 0);
 		if (f->name == NULL || r > f->rank) {
 			f->name = name;
 			f->len = len;
@@ -536,20 +551,131 @@ pcln_perf_syms_plt_lazy(const uint8_t *buf, size_t len, pcln_err *err)
 	return s;
 }
 
-/* Read a lazy table's entries now (none if that fails: it then names
- * nothing). */
-static void
-plt_read(pcln_perf_syms *s)
-{
-	pcln_perf_syms *t = pcln_perf_syms_plt(s->lazy, s->lazylen, NULL);
+/* A lazy table's sections, found at its first lookup in the PLT, and
+ * the name of each entry looked up so far: NAME[I] NULL for not yet,
+ * NONAME for none. */
+struct pltlazy {
+	pcln_elf_section plt, rela, dynsym, dynstr, symtab, strtab;
+	uint64_t first, nent;
+	char **name;
+};
 
-	s->lazy = NULL;
-	if (t == NULL)
-		return;
-	s->text = t->text;
-	s->v = t->v;
-	s->n = t->n;
-	free(t);
+static char NONAME[] = "";
+
+/* Of SYMS's functions at ADDR, the name that names an IFUNC there
+ * (ifunc_rank; of equals the first), or NULL. */
+static const char *
+ifunc_name(const pcln_elf_section *syms, const pcln_elf_section *strs,
+    uint64_t addr, size_t *len)
+{
+	const char *best = NULL, *name;
+	unsigned rank = 0, r;
+	size_t nl;
+	uint64_t k;
+
+	if (syms->data == NULL)
+		return NULL;
+	for (k = 1; k < syms->size / 24; k++) {
+		const uint8_t *e = syms->data + 24 * k;
+
+		if ((r = ifunc_rank(e)) > rank &&
+		    pclnrt_load64(e + 8, 0) == addr &&
+		    (name = elfsym_name(syms, strs, k, &nl)) != NULL) {
+			best = name;
+			*len = nl;
+			rank = r;
+		}
+	}
+	return best;
+}
+
+/* The sections of S's image a lookup needs, or NULL (no memory, or
+ * none to name entries from). */
+static struct pltlazy *
+plt_sections(pcln_perf_syms *s)
+{
+	const uint8_t *buf = s->lazy;
+	size_t len = s->lazylen;
+	struct pltlazy *z;
+	int sec;
+
+	if (s->plz != NULL)
+		return s->plz;
+	if ((z = calloc(1, sizeof *z)) == NULL)
+		return NULL;
+	sec = pcln_elf_find_section(buf, len, ".plt.sec", &z->plt, NULL);
+	if ((sec <= 0 && pcln_elf_find_section(buf, len, ".plt", &z->plt,
+	    NULL) <= 0) || z->plt.data == NULL ||
+	    pcln_elf_find_section(buf, len, ".rela.plt", &z->rela, NULL) <= 0 ||
+	    z->rela.data == NULL ||
+	    pcln_elf_find_section(buf, len, ".dynsym", &z->dynsym, NULL) <= 0 ||
+	    pcln_elf_find_section(buf, len, ".dynstr", &z->dynstr, NULL) <= 0)
+		z->nent = 0;
+	else
+		z->nent = z->plt.size / 16;
+	if (pcln_elf_find_section(buf, len, ".symtab", &z->symtab, NULL) <= 0 ||
+	    pcln_elf_find_section(buf, len, ".strtab", &z->strtab, NULL) <= 0)
+		z->symtab.data = z->strtab.data = NULL;
+	z->first = sec > 0 ? 0 : 1;
+	if (z->nent > 0 && (z->name = calloc((size_t)z->nent,
+	    sizeof *z->name)) == NULL) {
+		free(z);
+		return NULL;
+	}
+	s->plz = z;
+	return z;
+}
+
+/* The name of PLT entry I of S, as pcln_perf_syms_plt names it, read
+ * now if it was not: its GOT slot's relocation (the I-th, as a rule;
+ * else looked for), that relocation's symbol, or for an IRELATIVE one
+ * its IFUNC's.  Only the pages holding these are read. */
+static const char *
+plt_entry(pcln_perf_syms *s, uint64_t i)
+{
+	struct pltlazy *z = plt_sections(s);
+	const uint8_t *r = NULL;
+	uint64_t got, nrel, k, info64;
+	const char *name = NULL;
+	char absname[48], *t;
+	size_t nl = 0;
+
+	if (z == NULL || i >= z->nent || i < z->first)
+		return NULL;
+	if (z->name[i] != NULL)
+		return z->name[i] == NONAME ? NULL : z->name[i];
+	z->name[i] = NONAME;
+	got = plt_got(z->plt.data + 16 * i, z->plt.addr + 16 * i);
+	nrel = z->rela.size / 24;
+	if (got == 0)
+		return NULL;
+	if (i - z->first < nrel &&
+	    pclnrt_load64(z->rela.data + 24 * (i - z->first), 0) == got)
+		r = z->rela.data + 24 * (i - z->first);
+	for (k = 0; r == NULL && k < nrel; k++)
+		if (pclnrt_load64(z->rela.data + 24 * k, 0) == got)
+			r = z->rela.data + 24 * k;
+	if (r == NULL)
+		return NULL;
+	info64 = pclnrt_load64(r + 8, 0);
+	if ((uint32_t)info64 == 7)
+		name = elfsym_name(&z->dynsym, &z->dynstr, info64 >> 32, &nl);
+	else if ((uint32_t)info64 == 37) {
+		uint64_t addend = pclnrt_load64(r + 16, 0);
+
+		if ((name = ifunc_name(&z->dynsym, &z->dynstr, addend,
+		    &nl)) == NULL && (name = ifunc_name(&z->symtab,
+		    &z->strtab, addend, &nl)) == NULL) {
+			nl = (size_t)snprintf(absname, sizeof absname,
+			    "*ABS*+0x%llx", (unsigned long long)addend);
+			name = absname;
+		}
+	}
+	if (name == NULL || (t = malloc(nl + sizeof "@plt")) == NULL)
+		return NULL;
+	memcpy(t, name, nl);
+	memcpy(t + nl, "@plt", sizeof "@plt");
+	return z->name[i] = t;
 }
 
 void
@@ -564,6 +690,13 @@ pcln_perf_syms_free(pcln_perf_syms *s)
 		free(s->names[i].module);
 	}
 	free(s->names);
+	if (s->plz != NULL) {
+		for (i = 0; i < s->plz->nent; i++)
+			if (s->plz->name[i] != NONAME)
+				free(s->plz->name[i]);
+		free(s->plz->name);
+		free(s->plz);
+	}
 	free(s->text);
 	free(s->v);
 	free(s);
@@ -855,9 +988,17 @@ pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr, uint64_t *start,
 		return view_find((pcln_perf_syms *)(uintptr_t)s, addr, start,
 		    module);
 	if (s->lazy != NULL) {
-		if (addr - s->lazylo >= s->lazyhi - s->lazylo)
-			return NULL;	/* not in the PLT: not read for it */
-		plt_read((pcln_perf_syms *)(uintptr_t)s);
+		const char *name;
+
+		if (addr - s->lazylo >= s->lazyhi - s->lazylo ||
+		    (name = plt_entry((pcln_perf_syms *)(uintptr_t)s,
+		    (addr - s->lazylo) / 16)) == NULL)
+			return NULL;
+		if (start != NULL)
+			*start = s->lazylo + (addr - s->lazylo) / 16 * 16;
+		if (module != NULL)
+			*module = NULL;
+		return name;
 	}
 	/* The last symbol starting at or below ADDR. */
 	hi = s->n;
@@ -896,8 +1037,14 @@ pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr, uint64_t *start,
 size_t
 pcln_perf_syms_count(const pcln_perf_syms *s)
 {
-	if (s->lazy != NULL)
-		plt_read((pcln_perf_syms *)(uintptr_t)s);
+	if (s->lazy != NULL) {
+		uint64_t i, n = 0, nent = (s->lazyhi - s->lazylo) / 16;
+
+		for (i = 0; i < nent; i++)
+			n += plt_entry((pcln_perf_syms *)(uintptr_t)s, i) !=
+			    NULL;
+		return (size_t)n;
+	}
 	return s->n;
 }
 
