@@ -1558,6 +1558,20 @@ cmd_new(void)
 	return c;
 }
 
+/* Does the process free what it allocated before exiting? */
+static int
+free_at_exit(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+	return 1;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(leak_sanitizer)
+	return 1;
+#endif
+#endif
+	return getenv("PCLN_FREE_AT_EXIT") != NULL;
+}
+
 static void
 cmd_free(struct perf_cmd *c)
 {
@@ -1808,6 +1822,14 @@ dump_perf(int argc, char **argv)
 		dump_error("%s: %s (%" PRIu64 " records before it were read)",
 		    c->input, err.msg, c->st.records);
 out:
+	/* Done, and said so: what is left is freeing, which the process's
+	 * exit does at once, in one teardown of its address space.  Done
+	 * here, it is some twenty munmaps of tables, files and huge pages,
+	 * each a TLB flush: 1.3 ms of a 20 ms profile on this guest.  Under
+	 * a leak checker (ASan's LSan, or PCLN_FREE_AT_EXIT set for
+	 * valgrind's), everything is freed. */
+	if (rc == 0 && !free_at_exit())
+		return rc;
 	if (c->fl != NULL)
 		flame_free(c->fl);
 	if (c->space != NULL)
