@@ -1,7 +1,8 @@
 ## lib/local.mk -- libpcln, included by the top Makefile.am.
 ##
 ## libpcln.la is the installed library (only pcln_ and pclnrt_ symbols
-## exported); libpcln-internal.la has the same sources for white-box tests.
+## exported); libpcln-internal.la has the same sources for white-box tests
+## and the tools (tools/local.mk).
 
 pcln_lib_sources = \
 	lib/pcln.h \
@@ -34,8 +35,8 @@ noinst_LTLIBRARIES += lib/libpcln-internal.la
 lib_libpcln_internal_la_SOURCES = $(pcln_lib_sources)
 lib_libpcln_internal_la_CFLAGS = $(AM_CFLAGS) $(XXHASH_CFLAGS) $(LIBDW_CFLAGS) \
 	$(FIND_CFLAGS)
-lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(XXHASH_LIBS) $(LIBDW_LIBS) \
-	$(FIND_LIBS) -lpthread
+# (the static archives of the libraries, where configure found them)
+lib_libpcln_internal_la_LIBADD = runtime/libpclnrt.la $(PCLN_DEPS_LIBS)
 
 include $(srcdir)/lib/elf/elf.mk
 include $(srcdir)/lib/link/link.mk

@@ -56,12 +56,19 @@ real() {
 # pclnld 179 times: 30 s through the wrappers on a loaded CI machine),
 # and argv[0] must reach the program for the pcln-addr2line name.  Done
 # for every test below; a test may call it again (it does nothing then).
+# Where configure found the static archives of libpcln's libraries, the
+# tools link libpcln's objects and there is no wrapper; the programs
+# linked with libpcln.so and run without theirs (go-env.sh's `real`)
+# find it in lib/.libs either way.
 use_real_tools() {
+	case ":${LD_LIBRARY_PATH:-}:" in
+	*":$top_builddir/lib/.libs:"*) ;;
+	*)	LD_LIBRARY_PATH=$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+		export LD_LIBRARY_PATH ;;
+	esac
 	if [ -x "$top_builddir/tools/.libs/pclndump" ] &&
 	    [ "$(head -c 2 "$D")" = "#!" ]; then
 		D=$top_builddir/tools/.libs/pclndump
-		LD_LIBRARY_PATH=$top_builddir/lib/.libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-		export LD_LIBRARY_PATH
 	fi
 	if [ -x "$top_builddir/tools/.libs/pclnld" ] &&
 	    [ "$(head -c 2 "$LD")" = "#!" ]; then

@@ -7,7 +7,7 @@ tools_pclndump_SOURCES = tools/pclndump.c tools/dump.h tools/dump_input.c \
 	tools/readfile.h tools/readfile.c tools/dump_perf.h tools/dump_perf.c \
 	tools/dump_perf_tables.c tools/dump_flame.c tools/dump_trace.c
 tools_pclndump_CFLAGS = $(AM_CFLAGS) $(TRACEEVENT_CFLAGS)
-tools_pclndump_LDADD = lib/libpcln.la $(LIBIBERTY_LIBS) $(TRACEEVENT_LIBS)
+tools_pclndump_LDADD = $(pcln_tool_lib) $(LIBIBERTY_LIBS) $(TOOL_TRACEEVENT_LIBS)
 
 # pcln-addr2line: pclndump in addr2line mode when called by that name.
 install-exec-hook: install-pcln-addr2line

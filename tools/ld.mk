@@ -2,4 +2,4 @@
 
 bin_PROGRAMS += tools/pclnld
 tools_pclnld_SOURCES = tools/pclnld.c tools/readfile.h tools/readfile.c
-tools_pclnld_LDADD = lib/libpcln.la
+tools_pclnld_LDADD = $(pcln_tool_lib)
