@@ -139,6 +139,24 @@ case $st in
 ok|none) ;;
 *) fail "checked stamp: $st";;
 esac
+# A hit less than a second after the last one leaves the entry as it is
+# (no new time, no new stamp); the eviction case below has a hit more
+# than a second later renew it.
+ncase=$((ncase + 1))
+m0=$(stat -c %.9Y "$C/$p2id.$M.pcln")
+a2l -e prog <pcs2 >c5b.out 2>c5b.err
+m1=$(stat -c %.9Y "$C/$p2id.$M.pcln")
+if [ "$st" = none ]; then
+	echo "ok: no stamps kept here, so every hit renews"
+elif ! cmp -s c5b.out d2.out; then
+	fail "a second hit answered differently: $(cat c5b.err)"
+elif [ "$m0" = "$m1" ]; then
+	echo "ok: a hit within a second kept the entry's time ($m0)"
+elif python3 -c 'import sys; sys.exit(0 if float(sys.argv[2]) - float(sys.argv[1]) >= 1 else 1)' "$m0" "$m1"; then
+	echo "ok: the second hit came more than a second later and renewed it"
+else
+	fail "a hit within a second changed the entry's time: $m0 -> $m1"
+fi
 a2l -e prog <pcs2 >c6.out 2>c6.err &&
     python3 -c '
 import sys

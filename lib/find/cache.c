@@ -313,6 +313,19 @@ is_checked(int fd, const struct stat *st)
 
 /* Try the entry PATH.  1 and *OUT filled, 0 if absent or unsound (then
  * removed). */
+#define TOUCH_EVERY_NS	1000000000LL	/* a second */
+
+/* Is NOW at or less than NS nanoseconds after THEN? */
+static int
+used_within(const struct timespec *then, const struct timespec *now,
+    long long ns)
+{
+	long long d = ((long long)now->tv_sec - (long long)then->tv_sec) *
+	    1000000000LL + (now->tv_nsec - then->tv_nsec);
+
+	return d >= 0 && d < ns;
+}
+
 static int
 try_entry(const char *path, const uint8_t *id, size_t idlen,
     pcln_cached *out, pcln_err *err)
@@ -320,7 +333,7 @@ try_entry(const char *path, const uint8_t *id, size_t idlen,
 	struct stat st, now;
 	const char *why;
 	void *map;
-	int fd;
+	int fd, checked;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
 		if (errno == ENOENT)
@@ -336,9 +349,9 @@ try_entry(const char *path, const uint8_t *id, size_t idlen,
 	    (uintmax_t)st.st_size <= SIZE_MAX)
 		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE,
 		    fd, 0);
+	checked = map != MAP_FAILED && is_checked(fd, &st);
 	why = map == MAP_FAILED ? "not a blob (too short, or unreadable)" :
-	    entry_fault(map, (size_t)st.st_size, id, idlen,
-	    is_checked(fd, &st));
+	    entry_fault(map, (size_t)st.st_size, id, idlen, checked);
 	if (why != NULL) {
 		/* Remove it only if it is still the file we read. */
 		if (stat(path, &now) == 0 && now.st_ino == st.st_ino &&
@@ -356,12 +369,21 @@ try_entry(const char *path, const uint8_t *id, size_t idlen,
 	 * gets the kernel's coarse one (its last tick), which would keep
 	 * an unchanged second and tick within the same few milliseconds
 	 * but not these nanoseconds.  A file system that does not keep
-	 * them gets no stamp. */
+	 * them gets no stamp.  A checked entry used less than a second
+	 * ago (TOUCH_EVERY_NS) keeps its time and stamp: eviction's order
+	 * is then right to within that, and runs one after another (a
+	 * profiler's, a benchmark's), each reading a table for each of a
+	 * profile's objects, do not each write the cache's metadata three
+	 * times for each (a time, a stat, an attribute: 0.3 ms of a 20 ms
+	 * pclndump perf run on this guest). */
 	{
 		struct timespec t[2];
 		char stamp[64];
 
-		if (clock_gettime(CLOCK_REALTIME, &t[1]) == 0 &&
+		if (checked && clock_gettime(CLOCK_REALTIME, &t[1]) == 0 &&
+		    used_within(&st.st_mtim, &t[1], TOUCH_EVERY_NS))
+			;	/* used just now: as it is */
+		else if (clock_gettime(CLOCK_REALTIME, &t[1]) == 0 &&
 		    t[1].tv_nsec != 0) {
 			t[0] = t[1];
 			if (futimens(fd, t) == 0 && fstat(fd, &now) == 0 &&
