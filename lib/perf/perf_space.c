@@ -48,6 +48,8 @@ struct pcln_perf_space {
 	struct proc *procs[NBUCKET];
 	struct comm *comms[NBUCKET];
 	struct comm *retired;		/* replaced names, kept */
+	uint64_t reach;			/* how far walks read, on average
+					 * (a moving one, in bytes x 8) */
 };
 
 /* The store's provider: the caller's table function for one object. */
@@ -408,6 +410,7 @@ struct stackmem {
 	const uint8_t *data;
 	uint64_t len;
 	uint64_t hi;		/* how far the walk read, from sp */
+	uint64_t ahead;		/* how much to ask the caches for first */
 };
 
 static int
@@ -441,11 +444,14 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 	r.fp = fp;
 	/* The stack copy is in memory the reader's copy left out of this
 	 * core's caches, and each frame's read depends on the last: its
-	 * lines asked for all at once (the walk goes to its end). */
+	 * lines asked for at once, as far as walks have gone lately and
+	 * twice that (most stop well before the copy's end: a C++ test
+	 * program's at 640 bytes of 4,600 on average, the SQLite shell's
+	 * at 5,300 of 8,200), the rest read as the walk gets there. */
 	{
-		uint64_t o;
+		uint64_t o, end = mem->ahead < mem->len ? mem->ahead : mem->len;
 
-		for (o = 0; o < mem->len; o += 64)
+		for (o = 0; o < end; o += 64)
 			__builtin_prefetch(mem->data + o);
 	}
 	n = pcln_aspace_unwind_copy(pr->as, &r, flags, mem->data, mem->sp,
@@ -511,6 +517,7 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	mem.data = ev->u.sample.stack;
 	mem.len = ev->u.sample.stack != NULL ? ev->u.sample.stack_dyn : 0;
 	mem.hi = 0;
+	mem.ahead = s->reach / 8 * 2 + 512;
 	/* A pc in a PLT entry is the entry's, even where a table covers the
 	 * PLT too (a table made from .eh_frame has its FDE, nameless, whose
 	 * CFA rule is an expression): named and stepped over below. */
@@ -521,6 +528,8 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	if (mem.data != NULL && ev->raw != NULL && mem.data > ev->raw)
 		pclni_perf_used(p, (size_t)(mem.data - ev->raw) +
 		    (size_t)mem.hi);
+	/* (a moving average over some 8 walks) */
+	s->reach += mem.hi - s->reach / 8;
 	if (out == 0 && si.reason == PCLNRT_STOP_UNKNOWN_PC) {
 		classify(pr, ip, ip, &frames[0]);
 		out = 1;
