@@ -1270,23 +1270,42 @@ pclni_perf_used(const pcln_perf *p, size_t bytes)
 	    bytes > PF_MAX ? PF_MAX : (bytes + 63) & ~(size_t)63;
 }
 
-static void
-prefetch_records(const pcln_perf *p, size_t k)
+/* Record OFF's bytes (a file offset into the mapped profile, or a place
+ * in a chunk the scan holds) and how many of them there are up to the
+ * end of what holds it. */
+static const uint8_t *
+record_bytes(pcln_perf *p, uint64_t off, uint64_t *avail)
 {
-	uint64_t off, end = p->info.data_end, n, i, want;
+	if (off & PERF_VOFF_CHUNK) {
+		const struct perf_chunk *c = chunk_of(p, off);
+		uint64_t o = off & PERF_VOFF_MASK;
 
-	if (k + 2 < p->norder && !(p->order[k + 2].offset &
-	    PERF_VOFF_CHUNK)) {
-		off = p->order[k + 2].offset;
-		want = p->pf_bytes != 0 ? p->pf_bytes : PF_MIN;
-		n = end - off < want ? end - off : want;
-		for (i = 0; i < n; i += 64)
-			__builtin_prefetch(p->buf + off + i);
+		*avail = o < c->len ? c->len - o : 0;
+		return c->data + o;
 	}
-	if (k + 1 < p->norder && !(p->order[k + 1].offset &
-	    PERF_VOFF_CHUNK) && end - (off = p->order[k + 1].offset) >= 8 &&
-	    (n = perf_u16(p, p->buf + off + 6)) > PF_MAX && n <= end - off)
-		__builtin_prefetch(p->buf + off + n - 8);
+	*avail = off < p->info.data_end ? p->info.data_end - off : 0;
+	return p->buf + off;
+}
+
+static void
+prefetch_records(pcln_perf *p, size_t k)
+{
+	const uint8_t *r;
+	uint64_t n, i, want, avail;
+
+	if (k + 2 < p->norder) {
+		r = record_bytes(p, p->order[k + 2].offset, &avail);
+		want = p->pf_bytes != 0 ? p->pf_bytes : PF_MIN;
+		n = avail < want ? avail : want;
+		for (i = 0; i < n; i += 64)
+			__builtin_prefetch(r + i);
+	}
+	if (k + 1 < p->norder) {
+		r = record_bytes(p, p->order[k + 1].offset, &avail);
+		if (avail >= 8 && (n = perf_u16(p, r + 6)) > PF_MAX &&
+		    n <= avail)
+			__builtin_prefetch(r + n - 8);
+	}
 }
 
 int
