@@ -143,10 +143,31 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
  * which reads what the open fixed; the queue, the free buffers and the
  * flags are under MU.  Its first buffers are one region of RA_POOL bytes
  * in transparent huge pages where the kernel has them
- * (pcln_huge_alloc): one page fault for 2 MiB, not 512. */
+ * (pcln_huge_alloc): one page fault for 2 MiB, not 512.
+ *
+ * Each wake of a thread asleep is a futex system call that interrupts
+ * the other CPU, some microseconds on the guests measured: a reader
+ * with a full queue sleeps until the walk took half of it (RA_LOW), not
+ * one chunk; and a walk ahead of the reader waits awake a while
+ * (RA_SPIN) before it sleeps, the chunk being some 100 us away. */
 
-#define RA_DEPTH	4
-#define RA_POOL		((size_t)8 << 20)
+#define RA_DEPTH	8
+#define RA_LOW		(RA_DEPTH / 2)
+#define RA_POOL		((size_t)12 << 20)
+/* (pauses of some 25 ns) */
+#define RA_SPIN		4096
+
+static inline void
+cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+}
 
 /* perf record -z: the reader decompresses the COMPRESSED records of the
  * chunks it read too, in file order, up to ZQ_DEPTH ahead of the scan
@@ -161,6 +182,8 @@ struct perf_ra {
 	pthread_cond_t cv;		/* the queue or the flags changed */
 	struct fill q[RA_DEPTH];
 	size_t head, count;
+	int rwait;			/* the reader waits for COUNT to
+					 * come down to RA_LOW */
 	uint8_t *free;			/* buffers given back: a list through
 					 * their first bytes (next, cap) */
 	int stop;			/* the close: end now */
@@ -254,7 +277,8 @@ ra_give(void *arg, uint8_t *b, size_t cap)
 	h.cap = cap;
 	memcpy(b, &h, sizeof h);
 	ra->free = b;
-	pthread_cond_broadcast(&ra->cv);
+	/* (no one waits for a free buffer: the reader takes malloc's
+	 * where there is none) */
 	pthread_mutex_unlock(&ra->mu);
 }
 
@@ -294,7 +318,8 @@ ra_unpack(pcln_perf *p, const struct fill *f)
 			return -1;
 		}
 		ra->zq[(ra->zhead + ra->zcount) % ZQ_DEPTH] = u;
-		ra->zcount++;
+		/* (atomic: the walk looks at it before it locks) */
+		__atomic_store_n(&ra->zcount, ra->zcount + 1, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&ra->cv);
 		pthread_mutex_unlock(&ra->mu);
 		if (u.r < 0)
@@ -316,8 +341,12 @@ ra_main(void *arg)
 
 	while (!last) {
 		pthread_mutex_lock(&ra->mu);
-		while (!ra->stop && ra->count == RA_DEPTH)
-			pthread_cond_wait(&ra->cv, &ra->mu);
+		if (ra->count == RA_DEPTH) {
+			ra->rwait = 1;
+			while (!ra->stop && ra->count > RA_LOW)
+				pthread_cond_wait(&ra->cv, &ra->mu);
+			ra->rwait = 0;
+		}
 		if (ra->stop) {
 			pthread_mutex_unlock(&ra->mu);
 			break;
@@ -334,7 +363,7 @@ ra_main(void *arg)
 		pos = f.next_off;
 		pthread_mutex_lock(&ra->mu);
 		ra->q[(ra->head + ra->count) % RA_DEPTH] = f;
-		ra->count++;
+		__atomic_store_n(&ra->count, ra->count + 1, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&ra->cv);
 		pthread_mutex_unlock(&ra->mu);
 		/* (the walk frees the chunk only once the scan went past
@@ -344,7 +373,7 @@ ra_main(void *arg)
 			last = 1;
 	}
 	pthread_mutex_lock(&ra->mu);
-	ra->done = 1;
+	__atomic_store_n(&ra->done, 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
 	return NULL;
@@ -432,7 +461,14 @@ static int
 ra_wait(pcln_perf *p, const size_t *count, const char *what, pcln_err *err)
 {
 	struct perf_ra *ra = p->ra;
+	unsigned i;
 
+	/* (awake first: COUNT and DONE are stored atomically, under MU
+	 * too) */
+	for (i = 0; i < RA_SPIN && __atomic_load_n(count,
+	    __ATOMIC_ACQUIRE) == 0 && !__atomic_load_n(&ra->done,
+	    __ATOMIC_ACQUIRE); i++)
+		cpu_relax();
 	pthread_mutex_lock(&ra->mu);
 	while (*count == 0 && !ra->done)
 		pthread_cond_wait(&ra->cv, &ra->mu);
@@ -461,8 +497,9 @@ ra_next(pcln_perf *p, struct fill *f)
 	}
 	*f = ra->q[ra->head];
 	ra->head = (ra->head + 1) % RA_DEPTH;
-	ra->count--;
-	pthread_cond_broadcast(&ra->cv);
+	__atomic_store_n(&ra->count, ra->count - 1, __ATOMIC_RELEASE);
+	if (ra->rwait && ra->count <= RA_LOW)
+		pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
 	return 0;
 }
@@ -485,7 +522,7 @@ pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u)
 	*u = ra->zq[ra->zhead];
 	ra->ztaken++;
 	ra->zhead = (ra->zhead + 1) % ZQ_DEPTH;
-	ra->zcount--;
+	__atomic_store_n(&ra->zcount, ra->zcount - 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
 	return 1;
