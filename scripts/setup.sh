@@ -9,7 +9,8 @@ top=$(pwd)
 # linux-perf: pclndump perf's tests record profiles and compare with
 # perf script (tests/perf-record.sh); also the JIT example's perf test.
 # googletest, libstb-dev: the real C++ and C programs tests/real-a2l.sh
-# builds from their sources.
+# builds from their sources; ccache, so that the suite's four runs in CI
+# compile googlemock once.
 # debuginfod ... xz-utils: finding debug information (lib/find): debuginfod
 # and its client library, libzstd, liblzma and xz (its tests also use
 # elfutils' eu-addr2line and libc6-dbg's debug files, below); libzstd also
@@ -25,7 +26,7 @@ libdw-dev libelf-dev binutils python3 golang-go clang libclang-rt-14-dev
 gdb llvm
 libiberty-dev
 linux-perf
-googletest libstb-dev
+googletest libstb-dev ccache
 debuginfod libdebuginfod-dev libzstd-dev liblzma-dev xz-utils zstd
 libbpf-dev bpftool
 libtraceevent-dev
