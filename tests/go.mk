@@ -29,7 +29,8 @@ dist_check_DATA += tests/gointerop/go-env.sh tests/gointerop/gosymcheck.go \
 	tests/gointerop/gosyma2l.go \
 	tests/gointerop/prog/main.go tests/gointerop/prog/helper.go
 
-# Go's build cache, binaries and blobs live under tests/gointerop/work.
+# The Go tests' binaries and blobs live under tests/gointerop/work (Go's
+# build cache is shared: tests/lib.sh, use_go).
 clean-local: clean-gointerop
 clean-gointerop:
 	-chmod -R u+w tests/gointerop/work 2>/dev/null
