@@ -151,9 +151,9 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
  * one chunk; and a walk ahead of the reader waits awake a while
  * (RA_SPIN) before it sleeps, the chunk being some 100 us away. */
 
-#define RA_DEPTH	8
+#define RA_DEPTH	4
 #define RA_LOW		(RA_DEPTH / 2)
-#define RA_POOL		((size_t)12 << 20)
+#define RA_POOL		((size_t)8 << 20)
 /* (pauses of some 25 ns) */
 #define RA_SPIN		4096
 
