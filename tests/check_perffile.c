@@ -22,10 +22,11 @@
  * beside the walk: the same records and errors (a COMPRESSED record's
  * byte changed) as the walk's own decompression over the buffer.
  */
-#define _GNU_SOURCE 1	/* memfd_create */
+#define _GNU_SOURCE 1	/* memfd_create, sched_getaffinity */
 #include <config.h>
 
 #include <check.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,6 +399,47 @@ START_TEST(test_damaged)
 }
 END_TEST
 
+/* The walk waits awake for the reader's chunk only where the two
+ * threads may run at once: on one CPU it would keep the reader from
+ * running. */
+START_TEST(test_spin_cpus)
+{
+	uint64_t damaged;
+	size_t len;
+	uint8_t *file = make(&len, 0, &damaged);
+	int fd = memfile(file, len), pass;
+	cpu_set_t all, one;
+	pcln_perf_event ev;
+	pcln_perf *q;
+	pcln_err err;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
+	for (pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			CPU_ZERO(&one);
+			CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0,
+			    &one);
+			ck_assert_int_eq(sched_setaffinity(0, sizeof one,
+			    &one), 0);
+		}
+		q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED |
+		    PCLN_PERF_READAHEAD, &err);
+		ck_assert_msg(q != NULL, "%s", err.msg);
+		ck_assert_int_eq(pcln_perf_next(q, &ev, &err), 1);
+		if (pass == 1)
+			ck_assert_uint_eq(pclni_perf_ra_spin(q), 0);
+		else if (CPU_COUNT(&all) > 1)
+			ck_assert_uint_gt(pclni_perf_ra_spin(q), 0);
+		else
+			ck_assert_uint_eq(pclni_perf_ra_spin(q), 0);
+		pcln_perf_close(q);
+	}
+	ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
+	close(fd);
+	free(file);
+}
+END_TEST
+
 /* A file cut inside its data section: the header says more. */
 START_TEST(test_truncated)
 {
@@ -573,6 +615,7 @@ main(void)
 	tcase_add_loop_test(te, test_shrunk, 0, 2);
 	tcase_add_test(te, test_not_regular);
 	tcase_add_test(te, test_close_early);
+	tcase_add_test(te, test_spin_cpus);
 #ifdef HAVE_LIBZSTD
 	tcase_add_test(tc, test_zstd);
 #endif

@@ -14,10 +14,12 @@
  * sections, a few KiB at both ends of the file, are read through a
  * mapping that is not populated: only their pages come in.
  */
+#define _GNU_SOURCE 1	/* sched_getaffinity, CPU_COUNT */
 #include <config.h>
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,7 +151,9 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
  * the other CPU, some microseconds on the guests measured: a reader
  * with a full queue sleeps until the walk took half of it (RA_LOW), not
  * one chunk; and a walk ahead of the reader waits awake a while
- * (RA_SPIN) before it sleeps, the chunk being some 100 us away. */
+ * (RA_SPIN) before it sleeps, the chunk being some 100 us away, where
+ * the process may run on two CPUs or more (on one, the reader could
+ * not run while the walk waits awake). */
 
 #define RA_DEPTH	4
 #define RA_LOW		(RA_DEPTH / 2)
@@ -184,6 +188,8 @@ struct perf_ra {
 	size_t head, count;
 	int rwait;			/* the reader waits for COUNT to
 					 * come down to RA_LOW */
+	unsigned spin;			/* the walk's pauses before it sleeps
+					 * for a chunk: RA_SPIN, or 0 */
 	uint8_t *free;			/* buffers given back: a list through
 					 * their first bytes (next, cap) */
 	int stop;			/* the close: end now */
@@ -385,9 +391,12 @@ static int
 ra_start(pcln_perf *p)
 {
 	struct perf_ra *ra = p->ra;
+	cpu_set_t cpus;
 
 	ra->pool = pcln_huge_alloc(RA_POOL, &ra->poollen);
 	ra->zon = pcln_perf_zstd();
+	ra->spin = sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+	    CPU_COUNT(&cpus) > 1 ? RA_SPIN : 0;
 	if (pthread_create(&ra->thread, NULL, ra_main, p) != 0)
 		return -1;
 	ra->started = 1;
@@ -465,7 +474,7 @@ ra_wait(pcln_perf *p, const size_t *count, const char *what, pcln_err *err)
 
 	/* (awake first: COUNT and DONE are stored atomically, under MU
 	 * too) */
-	for (i = 0; i < RA_SPIN && __atomic_load_n(count,
+	for (i = 0; i < ra->spin && __atomic_load_n(count,
 	    __ATOMIC_ACQUIRE) == 0 && !__atomic_load_n(&ra->done,
 	    __ATOMIC_ACQUIRE); i++)
 		cpu_relax();
@@ -659,6 +668,12 @@ pcln_perf_open_fd(int fd, unsigned flags, pcln_err *err)
 		}
 	}
 	return p;
+}
+
+unsigned
+pclni_perf_ra_spin(const pcln_perf *p)
+{
+	return p->ra != NULL ? p->ra->spin : 0;
 }
 
 uint64_t

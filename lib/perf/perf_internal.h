@@ -178,6 +178,10 @@ void pclni_perf_zs_free(struct perf_zs *z);
 int pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u);
 /* For tests: how many the walk took from the reader thread. */
 uint64_t pclni_perf_ra_zunits(const pcln_perf *p);
+/* For tests: the pauses the walk waits awake for a chunk before it
+ * sleeps (0 where the process may run on one CPU only; fixed when the
+ * reader starts, at the first record).  (perf_file.c) */
+unsigned pclni_perf_ra_spin(const pcln_perf *p);
 
 /* Free what perf record -z's records and the file's chunks took
  * (perf_record.c). */
