@@ -879,7 +879,7 @@ pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
 {
 	ZSTD_inBuffer in = { r + 8, (size_t)size - 8, 0 };
 	ZSTD_outBuffer out;
-	size_t cap = z->ntail + 16 * in.size + 4096, o, rc, ncap;
+	size_t want = z->ntail + 16 * in.size + 4096, cap, o, rc, ncap;
 	uint8_t *buf, *nb;
 	char why[160];
 
@@ -890,14 +890,18 @@ pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
 		return zfail(u, put, arg, NULL, 0, PCLN_ENOMEM, off, NULL);
 	/* perf's records decompress to about its ring buffer's size:
 	 * as large as the largest before, at once. */
-	if (cap < z->hint)
-		cap = z->hint;
-	if ((buf = get(arg, cap, &cap)) == NULL)
+	if (want < z->hint)
+		want = z->hint;
+	if ((buf = get(arg, want, &cap)) == NULL)
 		return zfail(u, put, arg, NULL, 0, PCLN_ENOMEM, off, NULL);
 	if (z->ntail > 0)
 		memcpy(buf, z->tail, z->ntail);
+	/* The output's room is what was asked for, not the buffer's
+	 * capacity (GET's may be larger, and differ between the walk's
+	 * spares and the reader thread's): where zstd finds damage, and so
+	 * the message, depends on the data alone. */
 	out.dst = buf;
-	out.size = cap;
+	out.size = want;
 	out.pos = z->ntail;
 	for (;;) {
 		rc = ZSTD_decompressStream(z->zds, &out, &in);
@@ -916,14 +920,15 @@ pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
 			    "decompresses to more than 256 MiB");
 		/* (a buffer of GET's is not realloc's: a new one, and the
 		 * bytes so far copied) */
-		ncap = out.size * 2 < CHUNK_MAX ? out.size * 2 : CHUNK_MAX;
-		if ((nb = get(arg, ncap, &ncap)) == NULL)
+		want = out.size * 2 < CHUNK_MAX ? out.size * 2 : CHUNK_MAX;
+		if ((nb = get(arg, want, &ncap)) == NULL)
 			return zfail(u, put, arg, buf, cap, PCLN_ENOMEM, off,
 			    NULL);
 		memcpy(nb, buf, out.pos);
 		put(arg, buf, cap);
 		out.dst = buf = nb;
-		out.size = cap = ncap;
+		out.size = want;
+		cap = ncap;
 	}
 	/* Whole records from the start; the rest is the next one's
 	 * beginning. */
@@ -944,19 +949,19 @@ pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
 		o += n;
 	}
 	if (out.pos - o > z->captail || z->tail == NULL) {
-		size_t want = out.pos - o > 4096 ? out.pos - o : 4096;
-		void *nt = realloc(z->tail, want);
+		size_t keep = out.pos - o > 4096 ? out.pos - o : 4096;
+		void *nt = realloc(z->tail, keep);
 
 		if (nt == NULL)
 			return zfail(u, put, arg, buf, cap, PCLN_ENOMEM, off,
 			    NULL);
 		z->tail = nt;
-		z->captail = want;
+		z->captail = keep;
 	}
 	z->ntail = out.pos - o;
 	memcpy(z->tail, buf + o, z->ntail);
-	if (cap > z->hint)
-		z->hint = cap;
+	if (out.size > z->hint)
+		z->hint = out.size;
 	u->data = buf;
 	u->cap = cap;
 	u->len = o;
