@@ -421,6 +421,57 @@ START_TEST(test_plt_per_entry)
 }
 END_TEST
 
+/* Two relocations of one GOT slot (a damaged file): an entry is named
+ * after its own relocation (the I-th) where that is the slot's, else
+ * after the slot's first in the file, by both tables alike.  Relocation
+ * 0 moved to relocation 1's slot: entry 1 is still relocation 1's
+ * symbol, entry 0 (whose slot has no relocation left) unnamed. */
+START_TEST(test_plt_shared_slot)
+{
+	char exe[4096];
+	ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	pcln_elf_section rela, plt;
+	pcln_perf_syms *before, *now, *later;
+	const char *want, *a, *b;
+	uint64_t first, e0, e1;
+	pcln_err err;
+	uint8_t *img, *r;
+	size_t len = 0;
+
+	ck_assert_int_gt(k, 0);
+	exe[k] = '\0';
+	img = read_whole(exe, &len);
+	ck_assert_int_eq(pcln_elf_find_section(img, len, ".rela.plt", &rela,
+	    &err), 1);
+	ck_assert_uint_ge(rela.size / 24, 2);
+	first = pcln_elf_find_section(img, len, ".plt.sec", &plt, &err) == 1 ?
+	    0 : 1;
+	if (first == 1)
+		ck_assert_int_eq(pcln_elf_find_section(img, len, ".plt", &plt,
+		    &err), 1);
+	e0 = plt.addr + 16 * first;
+	e1 = e0 + 16;
+	ck_assert_ptr_nonnull(before = pcln_perf_syms_plt(img, len, &err));
+	ck_assert_ptr_nonnull(want = pcln_perf_syms_find(before, e1, NULL,
+	    NULL));
+	ck_assert_ptr_nonnull(pcln_perf_syms_find(before, e0, NULL, NULL));
+	r = img + (rela.data - img);
+	memcpy(r, r + 24, 8);		/* relocation 0's slot := 1's */
+	ck_assert_ptr_nonnull(now = pcln_perf_syms_plt(img, len, &err));
+	ck_assert_ptr_nonnull(later = pcln_perf_syms_plt_lazy(img, len, &err));
+	ck_assert_ptr_nonnull(a = pcln_perf_syms_find(now, e1, NULL, NULL));
+	ck_assert_ptr_nonnull(b = pcln_perf_syms_find(later, e1, NULL, NULL));
+	ck_assert_str_eq(a, want);
+	ck_assert_str_eq(b, want);
+	ck_assert_ptr_null(pcln_perf_syms_find(now, e0, NULL, NULL));
+	ck_assert_ptr_null(pcln_perf_syms_find(later, e0, NULL, NULL));
+	pcln_perf_syms_free(before);
+	pcln_perf_syms_free(now);
+	pcln_perf_syms_free(later);
+	free(img);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -434,6 +485,7 @@ main(void)
 	tcase_add_test(tc, test_plt);
 	tcase_add_test(tc, test_plt_lazy);
 	tcase_add_test(tc, test_plt_per_entry);
+	tcase_add_test(tc, test_plt_shared_slot);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

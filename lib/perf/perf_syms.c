@@ -261,14 +261,19 @@ pcln_perf_syms_map(const char *text, size_t len, pcln_err *err)
 struct pltrel {
 	uint64_t got, addend;
 	uint32_t type, sym;
+	size_t idx;			/* its place in .rela.plt */
 };
 
+/* By slot, then by place in .rela.plt: of relocations of one slot (a
+ * damaged file), the first in the file sorts first. */
 static int
 cmp_pltrel(const void *a, const void *b)
 {
 	const struct pltrel *x = a, *y = b;
 
-	return x->got < y->got ? -1 : x->got > y->got;
+	if (x->got != y->got)
+		return x->got < y->got ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
 /* The name of symbol K of SYMS (24-byte Elf64_Sym) in STRS, or NULL. */
@@ -358,6 +363,24 @@ name_ifuncs(const pcln_elf_section *syms, const pcln_elf_section *strs,
 			v[k].rank |= 8;
 }
 
+/* Of SRT[0..N) (sorted by cmp_pltrel), the first relocation of slot
+ * GOT in the file, or NULL. */
+static const struct pltrel *
+slot_rel(const struct pltrel *srt, size_t n, uint64_t got)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (srt[mid].got < got)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && srt[lo].got == got ? &srt[lo] : NULL;
+}
+
 /* The GOT slot entry E (at ADDR, 16 bytes) jumps through, or 0. */
 static uint64_t
 plt_got(const uint8_t *e, uint64_t addr)
@@ -377,10 +400,10 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 	pcln_elf_section rela, dynsym, dynstr, plt, symtab, strtab;
 	pcln_elf_info info;
 	pcln_perf_syms *s = NULL;
-	struct pltrel *rel = NULL;
+	struct pltrel *rel = NULL, *srt;
 	struct ifname *ifn = NULL;
 	uint64_t i, nrel, nent, first, tl = 0;
-	size_t k, at, nif = 0, cur;
+	size_t k, at, nif = 0;
 	int sec, pass;
 	char absname[48];
 
@@ -403,7 +426,10 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 	nent = plt.size / 16;
 	if ((nrel = rela.size / 24) == 0 || nent <= first)
 		goto none;
-	if ((rel = malloc(nrel * sizeof *rel)) == NULL)
+	/* REL in the file's order, SRT sorted by slot (REL itself where
+	 * the file has them in order, as a rule). */
+	if (nrel > SIZE_MAX / 2 / sizeof *rel ||
+	    (rel = malloc(2 * nrel * sizeof *rel)) == NULL)
 		goto nomem;
 	for (i = 0; i < nrel; i++) {
 		const uint8_t *r = rela.data + 24 * i;
@@ -413,11 +439,16 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 		rel[i].type = (uint32_t)info64;
 		rel[i].sym = (uint32_t)(info64 >> 32);
 		rel[i].addend = pclnrt_load64(r + 16, 0);
+		rel[i].idx = (size_t)i;
 	}
 	for (i = 1; i < nrel && rel[i - 1].got <= rel[i].got; i++)
 		;
-	if (i < nrel)	/* the slots come in order, as a rule */
-		qsort(rel, nrel, sizeof *rel, cmp_pltrel);
+	srt = rel;
+	if (i < nrel) {
+		srt = rel + nrel;
+		memcpy(srt, rel, nrel * sizeof *rel);
+		qsort(srt, nrel, sizeof *srt, cmp_pltrel);
+	}
 	for (i = 0, nif = 0; i < nrel; i++)
 		nif += rel[i].type == 37;
 	if (nif > 0 && (ifn = calloc(nif, sizeof *ifn)) == NULL)
@@ -439,26 +470,25 @@ pcln_perf_syms_plt(const uint8_t *buf, size_t len, pcln_err *err)
 	s->sized = 1;
 	for (pass = 0; pass < 2; pass++) {
 		at = 0;
-		cur = 0;
 		if (pass == 1 && ((s->text = malloc(tl + 1)) == NULL ||
 		    (s->v = calloc(nent, sizeof *s->v)) == NULL))
 			goto nomem;
 		for (i = first; i < nent; i++) {
 			uint64_t addr = plt.addr + 16 * i;
-			struct pltrel key, *r;
+			const struct pltrel *r;
+			uint64_t got;
 			const char *name = NULL;
 			size_t nl = 0;
 
-			/* The entries come in the slots' order but where
-			 * IRELATIVE ones are: the next slot first. */
-			if ((key.got = plt_got(plt.data + 16 * i, addr)) == 0)
+			/* The slot's relocation, as plt_entry finds it: the
+			 * entry's own (the I-th, as a rule) if it is that
+			 * slot's, else the slot's first in the file. */
+			if ((got = plt_got(plt.data + 16 * i, addr)) == 0)
 				continue;
-			if (cur < nrel && rel[cur].got == key.got)
-				r = &rel[cur];
-			else if ((r = bsearch(&key, rel, nrel, sizeof *rel,
-			    cmp_pltrel)) == NULL)
+			if (i - first < nrel && rel[i - first].got == got)
+				r = &rel[i - first];
+			else if ((r = slot_rel(srt, nrel, got)) == NULL)
 				continue;
-			cur = (size_t)(r - rel) + 1;
 			if (r->type == 7)
 				name = elfsym_name(&dynsym, &dynstr, r->sym,
 				    &nl);
@@ -628,8 +658,9 @@ plt_sections(pcln_perf_syms *s)
 
 /* The name of PLT entry I of S, as pcln_perf_syms_plt names it, read
  * now if it was not: its GOT slot's relocation (the I-th, as a rule;
- * else looked for), that relocation's symbol, or for an IRELATIVE one
- * its IFUNC's.  Only the pages holding these are read. */
+ * else the slot's first in the file), that relocation's symbol, or for
+ * an IRELATIVE one its IFUNC's.  Only the pages holding these are
+ * read. */
 static const char *
 plt_entry(pcln_perf_syms *s, uint64_t i)
 {
