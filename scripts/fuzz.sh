@@ -6,10 +6,12 @@
 # Each target (every fuzz/fuzz_* program built in BUILDDIR) runs
 # FUZZ_SECONDS seconds (default 30) on a scratch copy of its seed corpus
 # fuzz/corpus/<target>/ and its crash seeds fuzz/crashes/<target>/ (the
-# committed files are never changed; scripts/fuzz-long.sh adds to them).  Prints one line per target: executions, corpus size and
-# crashes; a crash, leak or timeout leaves its input in
-# BUILDDIR/fuzz-out/<target>/ and makes the script fail.  To turn a crash
-# into a regression test, see the README's "Reliability" section.
+# committed files are never changed; scripts/fuzz-long.sh adds to them).
+# Prints one line per target: executions, corpus size and crashes; a
+# crash, leak or timeout leaves its input in BUILDDIR/fuzz-out/<target>/,
+# prints it in base64 (up to 16 KiB: a CI log is enough to replay it) and
+# makes the script fail.  To turn a crash into a regression test, see the
+# README's "Reliability" section.
 set -eu
 cd "$(dirname "$0")/.."
 top=$(pwd)
@@ -46,6 +48,18 @@ for t in $targets; do
 		grep -A30 -m1 -E 'runtime error|ERROR: |deadly signal|Timeout' \
 		    "$out/$t/log" >&2 || tail -n 40 "$out/$t/log" >&2
 		ls "$out/$t/" >&2
+		# The inputs themselves, so that a failure seen only in a
+		# CI log can be replayed: base64 -d > FILE.
+		for f in "$out/$t"/crash-* "$out/$t"/leak-* \
+		    "$out/$t"/timeout-* "$out/$t"/oom-*; do
+			[ -f "$f" ] || continue
+			if [ "$(wc -c < "$f")" -le 16384 ]; then
+				echo "fuzz.sh: ${f##*/}, base64:" >&2
+				base64 "$f" >&2
+			else
+				echo "fuzz.sh: ${f##*/}: $(wc -c < "$f") bytes, not shown" >&2
+			fi
+		done
 	fi
 done
 echo "fuzz.sh: $total executions, $fails target(s) with crashes"
