@@ -111,6 +111,7 @@ pclnrt_registry_init(pclnrt_registry *r, void *mem, size_t size,
 	r->rfree = r->rlimbo = r->rlimbo_tail = 0;
 	r->nfree = r->nlimbo = r->nlimbo_tail = 0;
 	r->nregistered = r->nodes_used = r->nodes_retired = 0;
+	r->safe = 1;
 	if (mem == NULL || end < p || nmodule >= UINT32_MAX / 2 ||
 	    nreader >= UINT32_MAX)
 		return PCLNRT_FULL;
@@ -224,10 +225,25 @@ pclnrt_read_exit(pclnrt_registry *r, pclnrt_reader *rd)
 		st_release(&rd->epoch, 0);
 }
 
+static int
+passed(uintptr_t horizon_, uintptr_t ticket)
+{
+	return (intptr_t)(horizon_ - ticket) >= 0;
+}
+
 /* The oldest epoch a reader may be using: the current one, or an older
- * announcement.  Anything retired at a ticket <= the horizon is free. */
+ * announcement.  Anything retired at a ticket <= the horizon is free.
+ *
+ * It never goes back (R->safe, under the lock).  An announcement can be
+ * older than a horizon computed before it: read_enter loads the epoch,
+ * is preempted while writers advance it and see the record at 0, then
+ * stores the old value.  That reader cannot hold what they retired (its
+ * loads follow its fence, so they see the removals, as above), yet the
+ * announcement would pull the horizon back: a module that
+ * pclnrt_module_reusable called free would then wait for its number, and
+ * pclnrt_register would answer PCLNRT_FULL. */
 static uintptr_t
-horizon(const pclnrt_registry *r)
+horizon(pclnrt_registry *r)
 {
 	uintptr_t h, e;
 	uint32_t i;
@@ -240,13 +256,10 @@ horizon(const pclnrt_registry *r)
 		if (e != 0 && (intptr_t)(e - h) < 0)
 			h = e;
 	}
+	if (passed(r->safe, h))
+		return r->safe;
+	r->safe = h;
 	return h;
-}
-
-static int
-passed(uintptr_t horizon_, uintptr_t ticket)
-{
-	return (intptr_t)(horizon_ - ticket) >= 0;
 }
 
 /* Move retired nodes and module numbers no reader can hold to the free

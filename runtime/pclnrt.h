@@ -456,6 +456,7 @@ typedef struct pclnrt_registry {
 	uint32_t nregistered;		/* modules registered */
 	uint32_t nodes_used;		/* nodes in the tree */
 	uint32_t nodes_retired;		/* nodes waiting for readers */
+	uintptr_t safe;			/* highest horizon seen */
 } pclnrt_registry;
 
 /* Bytes of storage for a registry of NMODULE modules, NNODE nodes and

@@ -443,6 +443,49 @@ START_TEST(test_reclaim)
 }
 END_TEST
 
+/* A reader's announcement older than a horizon already computed: its
+ * read_enter loaded the epoch, was preempted while a writer removed a
+ * module and found it reusable (the record still read 0), then stored
+ * the old epoch.  The module stays reusable and gets its number back
+ * (rt_stress once answered PCLNRT_FULL here). */
+START_TEST(test_stale_announce)
+{
+	static unsigned char mem[PCLNRT_REGISTRY_SIZE(2, 2 * PCLNRT_CM_LEVELS,
+	    1)];
+	pclnrt_registry r;
+	pclnrt_reader *rd;
+	pclnrt_module a, b;
+	const pclnrt_module *got;
+	uint64_t base = 0x7f0000001000ull;
+	uintptr_t old;
+
+	ck_assert_int_eq(pclnrt_registry_init(&r, mem, sizeof mem, 2, 1), 0);
+	rd = pclnrt_reader_claim(&r);
+	ck_assert_ptr_nonnull(rd);
+	bare(&a, base, base + 0x40);
+	bare(&b, base + 0x40, base + 0x80);
+	ck_assert_int_eq(pclnrt_register(&r, &a), 0);
+	ck_assert_int_eq(pclnrt_register(&r, &b), 0);
+	old = atomic_load(&r.epoch);	/* the reader's load */
+	ck_assert_int_eq(pclnrt_unregister(&r, &a), 0);
+	ck_assert_int_eq(pclnrt_module_reusable(&r, &a), 1);
+	/* The reader's store and the rest of its bracket. */
+	atomic_store(&rd->nest, 1);
+	atomic_store(&rd->epoch, old);
+	ck_assert_int_eq(pclnrt_module_reusable(&r, &a), 1);
+	bare(&a, base + 0x1000, base + 0x1040);
+	ck_assert_int_eq(pclnrt_register(&r, &a), 0);
+	ck_assert_int_eq(pclnrt_registry_find(&r, base + 0x1000, &got), 0);
+	ck_assert_ptr_eq(got, &a);
+	/* What is removed now waits for the reader. */
+	ck_assert_int_eq(pclnrt_unregister(&r, &b), 0);
+	ck_assert_int_eq(pclnrt_module_reusable(&r, &b), 0);
+	pclnrt_read_exit(&r, rd);
+	ck_assert_int_eq(pclnrt_module_reusable(&r, &b), 1);
+	pclnrt_reader_release(&r, rd);
+}
+END_TEST
+
 Suite *
 rt_module_suite(void)
 {
@@ -453,6 +496,7 @@ rt_module_suite(void)
 	tcase_add_test(tc, test_core);
 	tcase_add_test(tc, test_granules);
 	tcase_add_test(tc, test_reclaim);
+	tcase_add_test(tc, test_stale_announce);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("model");
 	tcase_set_timeout(tc, 120);
