@@ -236,7 +236,7 @@ writer(void *arg)
 	struct jmod *j;
 	uint64_t at;
 	long done = 0, w = 0, i;
-	int k;
+	int k, rc;
 
 	for (i = 0; done < wa->iter && !atomic_load(&failed); i++) {
 		k = wa->first + (int)(i % (NCHURN / NWRITER)) * NWRITER;
@@ -255,8 +255,10 @@ writer(void *arg)
 		}
 		at = (j->m.lo >= CHURNB ? CHURNA : CHURNB) + (uint64_t)k * FSIZE;
 		build(j, at);
-		if (pclnrt_register(&reg, &j->m) != PCLNRT_OK) {
-			fprintf(stderr, "rt_stress: cannot register again\n");
+		if ((rc = pclnrt_register(&reg, &j->m)) != PCLNRT_OK) {
+			fprintf(stderr, "rt_stress: module %d found reusable, "
+			    "cannot register it again at %#llx: error %d\n", k,
+			    (unsigned long long)at, rc);
 			atomic_store(&failed, 1);
 			break;
 		}
