@@ -20,10 +20,10 @@ dist_check_SCRIPTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh \
 	tests/elf-cfi.sh tests/crash-gdb.sh tests/crash-frames.py \
 	tests/real-a2l.sh tests/elf-import.sh tests/elf-stripped.sh
 EXTRA_DIST += tests/a2l-agree.py tests/dwarf/seqend.s
+# (real-a2l.sh is in TESTS from tests/local.mk, with the longest.)
 if HAVE_LIBDW
 TESTS += tests/cli-pclnld-import.sh tests/elf-a2l.sh tests/elf-cfi.sh \
-	tests/crash-gdb.sh tests/real-a2l.sh tests/elf-import.sh \
-	tests/elf-stripped.sh
+	tests/crash-gdb.sh tests/elf-import.sh tests/elf-stripped.sh
 endif
 
 ## tests/dwarf/check_inline: the INLTREE section (builder, verifier,

@@ -1,6 +1,15 @@
 ## tests/local.mk -- rules for tests/, included by Makefile.am.
 ## Each test group keeps its rules in its own .mk file.
 
+## The longest tests come first in TESTS: make check -j starts them in
+## that order, and a long one started last leaves the run waiting on it
+## alone (scripts/summary.sh prints the slowest).  Their groups list
+## them below.
+if HAVE_LIBDW
+TESTS += tests/real-a2l.sh tests/perf-record.sh
+endif
+TESTS += tests/gointerop/go-raw.sh tests/gointerop/pcln-reads-go.sh
+
 include $(srcdir)/tests/lib.mk
 include $(srcdir)/tests/runtime.mk
 include $(srcdir)/tests/pclnld.mk
