@@ -9,6 +9,7 @@
 # program behind a libtool wrapper; use_real_tools, to run pclndump (and
 # with "ld", pclnld) itself rather than through its wrapper.  A script
 # that must undo more at exit than removing $work defines cleanup_hook.
+# removable DIR: DIR's directories opened for rm -rf, its files untouched.
 # For the output tests: no_temp NAME [DIR], a failure if DIR (default .)
 # holds a dot file (a temporary left); big_pcln FILE, a description of
 # 300 functions (a blob of ~21 KB, a map of ~17 KB).  use_go [WHAT]: an
@@ -77,11 +78,19 @@ use_real_tools() {
 }
 use_real_tools
 
+# removable DIR: DIR's directories made writable and searchable for
+# rm -rf, and nothing else: a file under DIR may be a hard link to one
+# outside (perf's build-id cache in $HOME/.debug links the system's
+# libraries where it can), whose mode and ctime are not ours to change.
+removable() {
+	find "$1" -type d ! -perm -u+rwx -exec chmod u+rwx {} + 2>/dev/null
+}
+
 test_cleanup() {
 	if command -v cleanup_hook >/dev/null 2>&1; then
 		cleanup_hook
 	fi
-	chmod -R u+rwx "$work" 2>/dev/null
+	removable "$work"
 	rm -rf "$work"
 }
 

@@ -379,5 +379,24 @@ if [ -f c.data ] && [ -d "$HOME/.debug/.build-id" ]; then
 	mv gone/cprog gone/libperfwork.so .
 fi
 
+# perf record linked the system's libraries into $HOME/.debug where it
+# could (one file system).  The cleanup (removable, tests/lib.sh) must
+# leave them as they are: a chmod -R there made the system's libstdc++
+# and libc6-dbg's debug files 0744 on every run of the suite.
+ncase=$((ncase + 1))
+linked=$(find "$HOME/.debug" -type f -links +1 2>/dev/null | head -n 1)
+if [ -n "$linked" ]; then
+	before=$(stat -c '%a %z' "$linked")
+	chmod 500 "$HOME/.debug"
+	removable "$HOME/.debug"
+	after=$(stat -c '%a %z' "$linked")
+	[ "$before" = "$after" ] ||
+		fail "cleanup: $linked, linked from outside: $before -> $after"
+	[ -w "$HOME/.debug" ] || fail "cleanup: $HOME/.debug still read-only"
+else
+	echo "perf-record: perf linked no file into \$HOME/.debug (another" \
+	    "file system?): the cleanup's hard-link case not checked"
+fi
+
 echo "perf-record: $ncase cases, $fails failures"
 [ "$fails" -eq 0 ]
