@@ -95,12 +95,16 @@ compare() {
 	echo "== $name"; cat "$name.cmp"; head -n 4 "$name.stats"
 }
 
+# The profiles compared against 99 % are some 1,600 samples each: about
+# 0.4 % of the samples are in libc's PLT entries of IFUNCs (memcpy@plt),
+# which perf 6.1 names "@plt" ("PLT entry named otherwise" below), and on
+# 790 samples a run with 8 of them (1 %) failed in CI.
 record c.data --call-graph dwarf ./cprog 600 >/dev/null &&
 	compare c-dwarf c.data 99
 # perf record -z: the records in a zstd stream (lib/perf decompresses
 # them with libzstd), the stacks as perf script reads them.
 if grep -q '^#define HAVE_LIBZSTD 1' "$top_builddir/config.h"; then
-	record cz.data -z --call-graph dwarf ./cprog 300 >/dev/null &&
+	record cz.data -z --call-graph dwarf ./cprog 600 >/dev/null &&
 		compare c-dwarf-z cz.data 99 &&
 		grep -Eq ' [1-9][0-9]* compressed records \(perf record -z\), [1-9][0-9]* records in them' \
 		    c-dwarf-z.stats ||
@@ -194,7 +198,7 @@ fi
 
 # perf record -o -: a pipe-mode stream (its attributes and features in
 # its first records), read from a file and from a pipe.
-if perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - ./cprog 300 \
+if perf record -q -e cpu-clock -F 2000 --call-graph dwarf -o - ./cprog 600 \
     >cpipe.data 2>cpipe.log; then
 	compare c-dwarf-pipe cpipe.data 99
 	ncase=$((ncase + 1))
