@@ -320,11 +320,17 @@ same_walk(pcln_perf *p, pcln_perf *q)
 	}
 }
 
+/* How the file's chunks are read (PCLNI_PERF_READ_*): the tests below
+ * read each file each way, the probe (PCLN_PERF_MAPREAD's) too. */
+static const int ways[] = { PCLNI_PERF_READ_COPY, PCLNI_PERF_READ_MAP,
+    PCLNI_PERF_READ_PROBE };
+#define NWAYS	(sizeof ways / sizeof ways[0])
+
 /* FILE read both ways with chunks of CHUNK bytes (0: the default),
- * FLAGS; the count of records. */
+ * FLAGS, its chunks read the way WAY; the count of records. */
 static size_t
-compare(const uint8_t *file, size_t len, size_t chunk, unsigned flags,
-    uint64_t *read)
+compare_way(const uint8_t *file, size_t len, size_t chunk, unsigned flags,
+    int way, uint64_t *read)
 {
 	pcln_perf *p, *q;
 	pcln_err err;
@@ -333,16 +339,46 @@ compare(const uint8_t *file, size_t len, size_t chunk, unsigned flags,
 
 	p = pcln_perf_open(file, len, flags & ~PCLN_PERF_READAHEAD, &err);
 	ck_assert_msg(p != NULL, "%s", err.msg);
-	q = pcln_perf_open_fd(fd, flags, &err);
+	q = pcln_perf_open_fd(fd, flags | PCLN_PERF_MAPREAD, &err);
 	ck_assert_msg(q != NULL, "%s", err.msg);
+	ck_assert_int_eq(pclni_perf_read_mode(q), PCLNI_PERF_READ_PROBE);
 	if (chunk != 0)
 		pclni_perf_set_chunk(q, chunk);
+	pclni_perf_set_read(q, way);
 	n = same_walk(p, q);
+	/* The probe decided, where it read four chunks (whole ones, not
+	 * the last) before the walk's end. */
+	if (way == PCLNI_PERF_READ_PROBE && chunk == PCLNI_PERF_CHUNK_MIN &&
+	    n > 200 && len > (1u << 20))
+		ck_assert_int_ne(pclni_perf_read_mode(q),
+		    PCLNI_PERF_READ_PROBE);
+	else if (way != PCLNI_PERF_READ_PROBE)
+		ck_assert_int_eq(pclni_perf_read_mode(q), way);
 	*read = pcln_perf_bytes_read(q);
 	ck_assert_uint_eq(pcln_perf_bytes_read(p), 0);
 	pcln_perf_close(p);
 	pcln_perf_close(q);
 	close(fd);
+	return n;
+}
+
+/* compare_way, each way: the same count of records each way. */
+static size_t
+compare(const uint8_t *file, size_t len, size_t chunk, unsigned flags,
+    uint64_t *read)
+{
+	size_t n = 0, k, i;
+	uint64_t r;
+
+	for (i = 0; i < NWAYS; i++) {
+		k = compare_way(file, len, chunk, flags, ways[i], &r);
+		if (i == 0) {
+			n = k;
+			*read = r;
+		}
+		ck_assert_uint_eq(k, n);
+		ck_assert_uint_eq(r, *read);
+	}
 	return n;
 }
 
@@ -465,7 +501,8 @@ END_TEST
  * after the records before. */
 START_TEST(test_shrunk)
 {
-	unsigned flags = PCLN_PERF_ORDERED | (_i ? PCLN_PERF_READAHEAD : 0);
+	unsigned flags = PCLN_PERF_ORDERED | PCLN_PERF_MAPREAD |
+	    ((_i & 1) ? PCLN_PERF_READAHEAD : 0);
 	uint64_t damaged;
 	size_t len, n = 0;
 	uint8_t *file = make(&len, 0, &damaged);
@@ -477,6 +514,10 @@ START_TEST(test_shrunk)
 	q = pcln_perf_open_fd(fd, flags, &err);
 	ck_assert_msg(q != NULL, "%s", err.msg);
 	pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
+	/* (copied, or in the mapping: the shrink is seen as the chunk
+	 * is mapped, before any of its bytes is read) */
+	pclni_perf_set_read(q, (_i & 2) ? PCLNI_PERF_READ_MAP :
+	    PCLNI_PERF_READ_COPY);
 	ck_assert_int_eq(ftruncate(fd, 200 << 10), 0);
 	while ((r = pcln_perf_next(q, &ev, &err)) == 1)
 		n++;
@@ -612,7 +653,7 @@ main(void)
 	tcase_add_test(tc, test_same);
 	tcase_add_test(te, test_damaged);
 	tcase_add_test(te, test_truncated);
-	tcase_add_loop_test(te, test_shrunk, 0, 2);
+	tcase_add_loop_test(te, test_shrunk, 0, 4);
 	tcase_add_test(te, test_not_regular);
 	tcase_add_test(te, test_close_early);
 	tcase_add_test(te, test_spin_cpus);

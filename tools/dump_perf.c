@@ -23,6 +23,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1558,6 +1559,42 @@ cmd_new(void)
 	return c;
 }
 
+/* The profile read in its mapping (PCLN_PERF_MAPREAD): a file that
+ * shrinks under the walk (another process truncates it) takes the
+ * pages past its new end away, and reading one raises SIGBUS.  Said,
+ * with the exit status of a profile that changed while read; the
+ * --svg file is written at the end, so an earlier one stays. */
+static char sigbus_msg[512];
+static size_t sigbus_len;
+
+static void
+on_sigbus(int sig)
+{
+	ssize_t r;
+
+	(void)sig;
+	r = write(STDERR_FILENO, sigbus_msg, sigbus_len);
+	(void)r;
+	_exit(DUMP_EXIT_CORRUPT);
+}
+
+static void
+catch_sigbus(const char *input)
+{
+	struct sigaction sa;
+	int n;
+
+	n = snprintf(sigbus_msg, sizeof sigbus_msg, "%s: %s: a file read in "
+	    "its mapping (this profile, or a table) shrank while it was "
+	    "read (SIGBUS): it changed while read\n", dump_prog, input);
+	sigbus_len = n < 0 ? 0 : (size_t)n < sizeof sigbus_msg ? (size_t)n :
+	    sizeof sigbus_msg - 1;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigbus;
+	sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGBUS, &sa, NULL);
+}
+
 /* Does the process free what it allocated before exiting? */
 static int
 free_at_exit(void)
@@ -1690,8 +1727,10 @@ dump_perf(int argc, char **argv)
 	if ((rc = open_input(c->input, &buf, &len, &infd)) != 0)
 		goto out;
 	memset(&err, 0, sizeof err);
+	if (infd >= 0)
+		catch_sigbus(c->input);
 	if ((c->p = infd >= 0 ? pcln_perf_open_fd(infd, PCLN_PERF_ORDERED |
-	    PCLN_PERF_READAHEAD, &err) : pcln_perf_open(buf, len,
+	    PCLN_PERF_READAHEAD | PCLN_PERF_MAPREAD, &err) : pcln_perf_open(buf, len,
 	    PCLN_PERF_ORDERED, &err)) ==
 	    NULL) {
 		dump_error("%s: %s", c->input, err.msg);

@@ -204,6 +204,20 @@ typedef struct pcln_perf pcln_perf;
  * pcln_perf_close; the handle is still used by one thread at a time.
  * Where a thread cannot be started the walk reads alone. */
 #define PCLN_PERF_READAHEAD	0x2
+/* pcln_perf_open_fd only: the data section's records may be read in
+ * the handle's mapping of the file, populated a chunk at a time
+ * (MADV_POPULATE_READ, by the reader thread with PCLN_PERF_READAHEAD),
+ * instead of copied into buffers, where that is faster: the first
+ * chunks are read each way in turn and timed, and the faster way reads
+ * the rest.  Copying costs some 0.1 ms a MiB everywhere; a mapping's
+ * page tables cost from a twentieth of that to three times it, with the
+ * hypervisor.  The caller takes a risk the copy does not have: a file
+ * that shrinks while the handle reads it (another process truncates
+ * it) makes the records already mapped past its new end raise SIGBUS
+ * where they are read; the caller that sets this flag handles SIGBUS
+ * (pclndump reports it and exits 1).  A shrink seen when a chunk is
+ * mapped is the error a copy gives (PCLN_ETRUNC). */
+#define PCLN_PERF_MAPREAD	0x4
 
 /* Open the perf.data image BUF[0..LEN) (BUF must outlive the handle):
  * check the header, read the attributes and the feature sections.  A
@@ -217,11 +231,14 @@ pcln_perf *pcln_perf_open(const uint8_t *buf, size_t len, unsigned flags,
  * pcln_perf_open opens a buffer, reading it another way: the header,
  * attributes and feature sections through a mapping of the file that is
  * not populated (the handle's, unmapped at the close), the data
- * section's records with pread, a chunk of whole records (256 KiB) at a
- * time, into buffers used again once their records went out.  A
- * profile's 8 KiB stack copies read through a mapping cost a TLB miss
- * and a page-table entry a page; the kernel's copy into a buffer that
- * stays in the caches costs a quarter of that (perf_file.c).  The
+ * section's records with pread, a chunk of whole records (1 MiB) at a
+ * time, into buffers used again once their records went out; or, with
+ * PCLN_PERF_MAPREAD where that is faster, in the mapping, populated a
+ * chunk at a time and its entries dropped once the chunk's records went
+ * out.  A profile's 8 KiB stack copies read through a mapping cost a
+ * TLB miss and a page-table entry a page on some guests, four times the
+ * kernel's copy into a buffer that stays in the caches; on others, a
+ * twentieth of it (perf_file.c).  The
  * records' pointers (pcln_perf_next) are then valid until the next
  * call, as for the records of perf record -z; strings of the header
  * (build-ids' file names, the host) until the close.  A pipe-mode

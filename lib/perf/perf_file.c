@@ -7,10 +7,15 @@
  * a page whether MAP_POPULATE made the entries or faults did, 20 ms for
  * a profile of 67 MB.  Read with pread into a buffer of 256 KiB that is
  * used again and again, the kernel's copy of the same 67 MB took 4.6 ms
- * (bench/mapfloor.c times both).  So the data section is read here in
- * chunks of whole records, which the walk frees (into its spare buffers)
- * once their records went out, as it frees the records of perf record
- * -z (perf_record.c); the header, the attributes and the feature
+ * (bench/mapfloor.c times both).  On a later guest it was the other way
+ * round: the page cache's large folios mapped with huge entries, 1.7 ms
+ * to map and populate a profile of 411 MB against 38 ms to copy it.  So
+ * the data section is read here in chunks of whole records, copied or,
+ * with PCLN_PERF_MAPREAD, in the mapping where the first chunks showed
+ * that faster (below), which the walk frees (into its spare buffers, or
+ * the mapping's entries dropped) once their records went out, as it
+ * frees the records of perf record -z (perf_record.c); the header, the
+ * attributes and the feature
  * sections, a few KiB at both ends of the file, are read through a
  * mapping that is not populated: only their pages come in.
  */
@@ -25,6 +30,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "perf_internal.h"
@@ -63,35 +69,91 @@ read_full(int fd, uint8_t *b, size_t n, uint64_t off, size_t *got)
 }
 
 /* A chunk read: DATA (CAP bytes) holds LEN bytes of whole records from
- * FILE_OFF, the next chunk starts at NEXT_OFF; GOT bytes were read.  R
- * -1: nothing was read (ERR; DATA given back); DAMAGED: the chunk's
+ * FILE_OFF, the next chunk starts at NEXT_OFF; GOT bytes were read, in
+ * NS nanoseconds.  MAPPED: DATA is in the file's mapping (CAP 0).  R
+ * -1: nothing was read (ERR; DATA given back); NOMAP: the kernel cannot
+ * populate a mapping, the chunk is to be read; DAMAGED: the chunk's
  * records, then the damage in ERR. */
 struct fill {
 	uint8_t *data;
 	size_t cap, len, got;
-	uint64_t file_off, next_off;
-	int r, damaged;
+	uint64_t file_off, next_off, ns;
+	int r, damaged, mapped, nomap;
 	pcln_err err;
 };
 
-/* Read the records at OFF into B (CAP >= P->chunk_size bytes) and frame
- * them into *F.  Reads only what the open fixed (P->info, P->big, P->fd,
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The N bytes at OFF in P's mapping: their pages asked for at once
+ * (MADV_POPULATE_READ), so that the walk takes no fault in them.  0 and
+ * *GOT (fewer than N: the file ends sooner, it shrank since the open);
+ * -1 where the kernel cannot populate a mapping (before Linux 5.14).
+ * Bytes past a file's end are not there to read: touched, they would
+ * raise SIGBUS (PCLN_PERF_MAPREAD says so); populated, they fail with
+ * EFAULT, and the file's size tells where it ends now. */
+static int
+map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uint8_t *at = (uint8_t *)p->map + off;
+	uint8_t *start = (uint8_t *)((uintptr_t)at & ~(pg - 1));
+	struct stat st;
+
+	*got = n;
+	if (madvise(start, (size_t)(at + n - start), MADV_POPULATE_READ) ==
+	    0)
+		return 0;
+	if (errno != EFAULT)
+		return -1;
+	if (fstat(p->fd, &st) < 0 || (uint64_t)st.st_size <= off)
+		*got = 0;
+	else if ((uint64_t)st.st_size - off < n)
+		*got = (size_t)((uint64_t)st.st_size - off);
+	else
+		*got = 0;	/* (a hole the kernel would not fill) */
+	return 0;
+}
+
+/* Read the records at OFF into B (CAP >= P->chunk_size bytes), or take
+ * them in the file's mapping where B is NULL, and frame them into *F.
+ * Reads only what the open fixed (P->info, P->big, P->fd, P->map,
  * P->chunk_size): the reader thread calls it as the walk does. */
 static void
 fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
     struct fill *f)
 {
-	uint64_t end = p->info.data_end, step = 0;
+	uint64_t end = p->info.data_end, step = 0, t0;
 	size_t want, got = 0, o;
-	int r = 1;
+	int r = 1, rr;
 
 	memset(f, 0, sizeof *f);
-	f->data = b;
-	f->cap = cap;
 	f->file_off = off;
 	want = end - off < p->chunk_size ? (size_t)(end - off) :
 	    p->chunk_size;
-	if (read_full(p->fd, b, want, off, &got) < 0 || got < want) {
+	t0 = now_ns();
+	if (b == NULL) {
+		if (map_range(p, off, want, &got) < 0) {
+			f->r = -1;
+			f->nomap = 1;
+			return;
+		}
+		b = (uint8_t *)p->map + off;
+		f->mapped = 1;
+		rr = 0;
+	} else {
+		f->data = b;
+		f->cap = cap;
+		rr = read_full(p->fd, b, want, off, &got);
+	}
+	f->ns = now_ns() - t0;
+	if (rr < 0 || got < want) {
 		int en = errno;
 
 		f->r = -1;
@@ -108,6 +170,7 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
 			    (unsigned long long)off, strerror(en));
 		return;
 	}
+	f->data = b;
 	f->got = got;
 	/* Whole records; the one that does not fit starts the next
 	 * chunk. */
@@ -134,6 +197,100 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
 		f->next_off = off + o;
 		f->damaged = r < 0;	/* after this chunk's records */
 	}
+}
+
+/* --- copied or mapped (PCLN_PERF_MAPREAD) --------------------------------
+ *
+ * The kernel's copy of a chunk into a buffer costs about the same on
+ * every machine, some 0.1 ms a MiB; a mapping's page-table entries cost
+ * from next to nothing to more than that, with the hypervisor: 1.2 us a
+ * page (0.3 ms a MiB) on the guest where perf_file.c was first
+ * measured; on a later one, where the page cache's large folios are
+ * mapped by huge entries, copying a profile of 411 MB took 38 ms and
+ * mapping it 1.7 ms (bench/mapfloor.c).  So the first PROBE_CHUNKS
+ * chunks are read each way in turn, and the way that was faster (the
+ * fastest chunk of each: a preemption counts against neither) reads the
+ * rest. */
+
+#define PROBE_CHUNKS	4
+
+static int
+read_mode(const pcln_perf *p)
+{
+	return __atomic_load_n(&p->readmode, __ATOMIC_RELAXED);
+}
+
+static void
+set_read_mode(pcln_perf *p, int mode)
+{
+	__atomic_store_n(&p->readmode, mode, __ATOMIC_RELAXED);
+}
+
+/* Where the chunk read into F counts for the probe, count it. */
+static void
+probed(pcln_perf *p, const struct fill *f)
+{
+	uint64_t mib;
+
+	/* (a file's last chunk, or the lone record of one, may be too
+	 * short to time) */
+	if (read_mode(p) != PCLNI_PERF_READ_PROBE || f->r < 0 ||
+	    f->got < p->chunk_size / 2)
+		return;
+	mib = f->ns * ((uint64_t)1 << 20) / f->got;
+	if (f->mapped)
+		p->probe_map = p->probe_map == 0 || mib < p->probe_map ? mib :
+		    p->probe_map;
+	else
+		p->probe_copy = p->probe_copy == 0 || mib < p->probe_copy ?
+		    mib : p->probe_copy;
+	if (++p->nprobe >= PROBE_CHUNKS && p->probe_map != 0 &&
+	    p->probe_copy != 0)
+		set_read_mode(p, p->probe_map <= p->probe_copy ?
+		    PCLNI_PERF_READ_MAP : PCLNI_PERF_READ_COPY);
+}
+
+/* A buffer for a chunk (the caller's way: the reader's or the walk's),
+ * its size in *CAP; NULL: no memory. */
+typedef uint8_t *(*chunk_buf_fn)(pcln_perf *p, size_t *cap);
+
+/* The chunk at OFF into *F, copied or mapped as P's read mode says. */
+static void
+next_fill(pcln_perf *p, uint64_t off, chunk_buf_fn get, struct fill *f)
+{
+	int mode = read_mode(p);
+	uint8_t *b;
+	size_t cap = 0;
+
+	if (mode == PCLNI_PERF_READ_MAP || (mode == PCLNI_PERF_READ_PROBE &&
+	    p->nprobe % 2 == 0)) {
+		fill(p, off, NULL, 0, f);
+		if (!f->nomap) {
+			probed(p, f);
+			return;
+		}
+		set_read_mode(p, PCLNI_PERF_READ_COPY);
+	}
+	if ((b = get(p, &cap)) == NULL) {
+		memset(f, 0, sizeof *f);
+		f->r = -1;
+		pclni_seterr(&f->err, PCLN_ENOMEM, -1, "out of memory");
+		return;
+	}
+	fill(p, off, b, cap, f);
+	probed(p, f);
+}
+
+void
+pclni_perf_set_read(pcln_perf *p, int mode)
+{
+	set_read_mode(p, mode);
+}
+
+int
+pclni_perf_read_mode(const pcln_perf *p)
+{
+	return read_mode(p);
 }
 
 /* --- the reader thread (PCLN_PERF_READAHEAD) ----------------------------
@@ -334,6 +491,22 @@ ra_unpack(pcln_perf *p, const struct fill *f)
 	return 0;
 }
 
+/* A buffer for the reader's next chunk: a free one, a piece of the
+ * pool or malloc's. */
+static uint8_t *
+ra_buf(pcln_perf *p, size_t *cap)
+{
+	struct perf_ra *ra = p->ra;
+	uint8_t *b;
+
+	pthread_mutex_lock(&ra->mu);
+	b = ra_take(ra, p->chunk_size, cap);
+	pthread_mutex_unlock(&ra->mu);
+	if (b == NULL && (b = malloc(p->chunk_size)) != NULL)
+		*cap = p->chunk_size;
+	return b;
+}
+
 static void *
 ra_main(void *arg)
 {
@@ -341,8 +514,6 @@ ra_main(void *arg)
 	struct perf_ra *ra = p->ra;
 	uint64_t pos = p->scanpos;
 	struct fill f;
-	uint8_t *b;
-	size_t cap = 0;
 	int last = 0;
 
 	while (!last) {
@@ -357,14 +528,8 @@ ra_main(void *arg)
 			pthread_mutex_unlock(&ra->mu);
 			break;
 		}
-		b = ra_take(ra, p->chunk_size, &cap);
 		pthread_mutex_unlock(&ra->mu);
-		if (b == NULL && (b = malloc(cap = p->chunk_size)) == NULL) {
-			memset(&f, 0, sizeof f);
-			f.r = -1;
-			pclni_seterr(&f.err, PCLN_ENOMEM, -1, "out of memory");
-		} else
-			fill(p, pos, b, cap, &f);
+		next_fill(p, pos, ra_buf, &f);
 		last = f.r < 0 || f.damaged || f.next_off >= p->info.data_end;
 		pos = f.next_off;
 		pthread_mutex_lock(&ra->mu);
@@ -539,6 +704,30 @@ pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u)
 
 /* --- the walk's side ---------------------------------------------------- */
 
+/* A mapped chunk's records went out: the mapping's entries for the
+ * file before it, less a region, are dropped (MADV_DONTNEED), else the
+ * whole profile would count in the process's resident memory (416 MB
+ * for a profile of 411 MB, against 20 MB with copies).  In regions of
+ * DROP_UNIT: the kernel maps a file's large folios with huge entries,
+ * and dropping a part of one splits it and interrupts the other CPUs.
+ * A page dropped while records in it are still read (a chunk the
+ * ordered walk still holds) comes back at a fault, from the page
+ * cache. */
+#define DROP_UNIT	((uint64_t)2 << 20)
+
+static void
+drop_mapped(pcln_perf *p, const struct perf_chunk *c)
+{
+	uint64_t upto = c->file_off > DROP_UNIT ? (c->file_off - DROP_UNIT) &
+	    ~(DROP_UNIT - 1) : 0;
+
+	if (upto > p->dropped) {
+		(void)madvise((uint8_t *)p->map + p->dropped,
+		    (size_t)(upto - p->dropped), MADV_DONTNEED);
+		p->dropped = upto;
+	}
+}
+
 /* Give back a chunk's buffer. */
 static void
 give_back(pcln_perf *p, uint8_t *b, size_t cap)
@@ -549,14 +738,19 @@ give_back(pcln_perf *p, uint8_t *b, size_t cap)
 		pclni_perf_buf_put(p, b, cap);
 }
 
+/* A buffer for the walk's next chunk (it reads alone). */
+static uint8_t *
+walk_buf(pcln_perf *p, size_t *cap)
+{
+	return pclni_perf_buf_get(p, p->chunk_size, cap);
+}
+
 int
 pclni_perf_file_chunk(pcln_perf *p, pcln_err *err)
 {
 	uint64_t off = p->scanpos;
 	struct perf_chunk *c;
 	struct fill f;
-	size_t cap;
-	uint8_t *b;
 
 	if (p->chunk0 + p->nchunks >= PERF_CHUNK_IDS)
 		return pclni_seterr(err, PCLN_EUNSUPPORTED, (int64_t)off,
@@ -569,13 +763,10 @@ pclni_perf_file_chunk(pcln_perf *p, pcln_err *err)
 	if (p->ra == NULL || ra_next(p, &f) < 0) {
 		if (p->ra != NULL)
 			pclni_perf_ra_close(p);
-		if ((b = pclni_perf_buf_get(p, p->chunk_size, &cap)) == NULL)
-			return pclni_seterr(err, PCLN_ENOMEM, -1,
-			    "out of memory");
-		fill(p, off, b, cap, &f);
+		next_fill(p, off, walk_buf, &f);
 	}
 	if (f.r < 0) {
-		if (f.data != NULL)
+		if (f.data != NULL && !f.mapped)
 			give_back(p, f.data, f.cap);
 		if (err != NULL)
 			*err = f.err;
@@ -590,6 +781,7 @@ pclni_perf_file_chunk(pcln_perf *p, pcln_err *err)
 	c->next_off = f.next_off;
 	c->infile = 1;
 	c->rabuf = 0;
+	c->mapped = f.mapped;
 	c->pending = 1;			/* the scan's */
 	if (f.damaged) {
 		p->fdamage = f.err;
@@ -605,7 +797,9 @@ pclni_perf_chunk_free(pcln_perf *p, struct perf_chunk *c)
 {
 	if (c->data == NULL)
 		return;
-	if (c->infile || c->rabuf)
+	if (c->mapped)
+		drop_mapped(p, c);
+	else if (c->infile || c->rabuf)
 		give_back(p, c->data, c->cap);
 	else
 		pclni_perf_buf_put(p, c->data, c->cap);
@@ -661,6 +855,8 @@ pcln_perf_open_fd(int fd, unsigned flags, pcln_err *err)
 	} else {
 		p->fd = fd;
 		p->chunk_size = FILE_CHUNK;
+		p->readmode = (flags & PCLN_PERF_MAPREAD) ?
+		    PCLNI_PERF_READ_PROBE : PCLNI_PERF_READ_COPY;
 		if ((flags & PCLN_PERF_READAHEAD) && (p->ra = calloc(1,
 		    sizeof *p->ra)) != NULL) {
 			pthread_mutex_init(&p->ra->mu, NULL);

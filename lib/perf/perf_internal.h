@@ -48,6 +48,9 @@ struct perf_chunk {
 					 * place in DATA */
 	int rabuf;			/* DATA is the reader thread's (a
 					 * COMPRESSED record it decompressed) */
+	int mapped;			/* DATA is in the file's mapping
+					 * (INFILE, PCLN_PERF_MAPREAD): not
+					 * freed */
 	uint64_t next_off;		/* INFILE: the file offset after its
 					 * last record */
 };
@@ -139,6 +142,15 @@ struct pcln_perf {
 	int fdamaged;
 	uint64_t nread;			/* bytes read from FD */
 	size_t chunk_size;		/* what a chunk reads (FILE_CHUNK) */
+	/* PCLN_PERF_MAPREAD: how the chunks are read (PCLNI_PERF_READ_*);
+	 * while it probes, the fastest of each way so far, in ns a MiB,
+	 * and the chunks probed.  Only the thread that reads the chunks
+	 * (the reader, or the walk) touches them. */
+	int readmode;
+	unsigned nprobe;
+	uint64_t probe_map, probe_copy;
+	uint64_t dropped;		/* MAPREAD: the mapping's entries
+					 * before this file offset dropped */
 	struct perf_ra *ra;		/* PCLN_PERF_READAHEAD's reader
 					 * thread (perf_file.c), or NULL */
 };
@@ -215,6 +227,16 @@ void pclni_perf_ra_stop(pcln_perf *p);
  * size is in its first 16 bytes). */
 #define PCLNI_PERF_CHUNK_MIN	((size_t)65536 + 16)
 void pclni_perf_set_chunk(pcln_perf *p, size_t n);
+/* How the data section's chunks are read (perf_file.c): copied with
+ * pread, in the mapping (populated ahead), or the one of the two that
+ * was faster on the first chunks (PCLN_PERF_MAPREAD).  For tests: the
+ * way from now on. */
+#define PCLNI_PERF_READ_COPY	(-1)
+#define PCLNI_PERF_READ_PROBE	0
+#define PCLNI_PERF_READ_MAP	1
+void pclni_perf_set_read(pcln_perf *p, int mode);
+/* For tests: the way the chunks are read now (PCLNI_PERF_READ_*). */
+int pclni_perf_read_mode(const pcln_perf *p);
 
 /* The walk of the sample at REC read its record up to REC + BYTES. */
 void pclni_perf_used(const pcln_perf *p, size_t bytes);

@@ -768,7 +768,9 @@ pclni_perf_free_chunks(pcln_perf *p)
 	 * COMPRESSED records, and its buffers go back to it) */
 	pclni_perf_ra_stop(p);
 	for (i = 0; i < p->nchunks; i++)
-		if ((p->chunks[i].infile || p->chunks[i].rabuf) &&
+		if (p->chunks[i].mapped)
+			continue;	/* (the mapping's) */
+		else if ((p->chunks[i].infile || p->chunks[i].rabuf) &&
 		    p->ra != NULL)
 			pclni_perf_chunk_free(p, &p->chunks[i]);
 		else
@@ -1019,6 +1021,7 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 	c->pending = 0;
 	c->infile = 0;
 	c->rabuf = rabuf;
+	c->mapped = 0;
 	c->next_off = 0;
 	*id = p->chunk0 + p->nchunks - 1;
 	return 0;
