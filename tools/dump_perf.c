@@ -40,6 +40,7 @@
 #define MAX_INLINE	32	/* inlined calls per frame */
 #define MAX_OUT		1024	/* printed frames per sample */
 #define NKMEMO		2048	/* kernel pcs remembered */
+#define NSTACKS		2048	/* user stacks remembered, as text */
 
 /* Why user stacks ended, and what frames were: the report. */
 struct stats {
@@ -139,6 +140,8 @@ struct perf_cmd {
 		size_t tlen;
 	} kmemo[NKMEMO];
 	uint64_t kused[NKMEMO / 64];	/* the slots with a text to free */
+	struct stackmemo *stacks;	/* NSTACKS, or NULL (user_frames) */
+
 	size_t selflen;			/* this, pcln_huge_alloc's */
 };
 
@@ -1013,6 +1016,130 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 	    fr->object != NULL ? fr->object : "[unknown]");
 }
 
+/* The user frames of a sample, as text: a profile's samples are
+ * mostly stacks of callers seen before (the 48,765 samples of
+ * bench/perf.sh's long profile have 69), and the text of those frames,
+ * made once, is one copy, where each frame is a lookup in the memo and
+ * a copy (some 110 instructions a frame, 800 a sample).  Kept by the
+ * frames' (pc, object, bias, kind) and the process (a JIT frame's name
+ * is its own), in NSTACKS slots; with the counts its frames added. */
+struct stackkey {
+	uint64_t look, bias;
+	const char *object;
+	uint64_t where;
+};
+
+struct stackmemo {
+	uint64_t h;
+	uint32_t pid, n;		/* N frames; 0: empty */
+	size_t nof;			/* the frames printed */
+	uint64_t where[6], inl, jit;	/* what they add to C->st */
+	struct stackkey *key;		/* N, then the text */
+	size_t textlen, cap;		/* bytes at KEY */
+};
+
+static uint64_t
+stack_hash(uint32_t pid, const pcln_perf_frame *fr, size_t n)
+{
+	uint64_t h = pid * UINT64_C(0x9e3779b97f4a7c15) + n;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ fr[i].lookup ^ (uint64_t)(uintptr_t)fr[i].object) *
+		    UINT64_C(0xff51afd7ed558ccd);
+	return h ^ h >> 29;
+}
+
+static int
+stack_same(const struct stackmemo *m, uint32_t pid,
+    const pcln_perf_frame *fr, size_t n, uint64_t h)
+{
+	size_t i;
+
+	if (m->h != h || m->n != n || m->pid != pid)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (m->key[i].look != fr[i].lookup ||
+		    m->key[i].object != fr[i].object ||
+		    m->key[i].bias != fr[i].bias ||
+		    m->key[i].where != (uint64_t)fr[i].where)
+			return 0;
+	return 1;
+}
+
+static void
+user_frames(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr,
+    size_t n)
+{
+	struct stackmemo *m = NULL;
+	uint64_t h = 0, where[6], inl, jit;
+	size_t i, at, nof, len;
+
+	/* The frame sampled first: its pcs are many, and a memo of whole
+	 * stacks would be too (1,359 in that profile, 2.7 MB of text that
+	 * no cache holds); its callers' stacks are few (69). */
+	if (n > 0) {
+		user_frame(c, pid, fr);
+		fr++;
+		n--;
+	}
+	if (c->fl == NULL && n > 0 && c->stacks == NULL)
+		c->stacks = calloc(NSTACKS, sizeof *c->stacks);
+	if (c->fl == NULL && n > 0 && c->stacks != NULL) {
+		h = stack_hash(pid, fr, n);
+		m = &c->stacks[h & (NSTACKS - 1)];
+		if (stack_same(m, pid, fr, n, h) &&
+		    c->nof + m->nof < MAX_OUT) {
+			ob_mem(&c->fb, (const char *)(m->key + n),
+			    m->textlen);
+			c->nof += m->nof;
+			for (i = 0; i < 6; i++)
+				c->st.frames_where[i] += m->where[i];
+			c->st.frames_inline += m->inl;
+			c->st.frames_jit += m->jit;
+			return;
+		}
+	}
+	at = c->fb.len;
+	nof = c->nof;
+	memcpy(where, c->st.frames_where, sizeof where);
+	inl = c->st.frames_inline;
+	jit = c->st.frames_jit;
+	for (i = 0; i < n; i++)
+		user_frame(c, pid, &fr[i]);
+	/* Kept, where the text is whole (not cut at MAX_OUT, or for want
+	 * of memory). */
+	if (m == NULL || c->nof >= MAX_OUT || c->fb.bad)
+		return;
+	len = n * sizeof *m->key + (c->fb.len - at);
+	if (len > m->cap) {
+		struct stackkey *k = realloc(m->key, len);
+
+		if (k == NULL) {
+			m->n = 0;
+			return;
+		}
+		m->key = k;
+		m->cap = len;
+	}
+	for (i = 0; i < n; i++) {
+		m->key[i].look = fr[i].lookup;
+		m->key[i].bias = fr[i].bias;
+		m->key[i].object = fr[i].object;
+		m->key[i].where = (uint64_t)fr[i].where;
+	}
+	m->textlen = c->fb.len - at;
+	memcpy(m->key + n, c->fb.b + at, m->textlen);
+	m->h = h;
+	m->pid = pid;
+	m->n = (uint32_t)n;
+	m->nof = c->nof - nof;
+	for (i = 0; i < 6; i++)
+		m->where[i] = c->st.frames_where[i] - where[i];
+	m->inl = c->st.frames_inline - inl;
+	m->jit = c->st.frames_jit - jit;
+}
+
 /* --- one sample ------------------------------------------------------ */
 
 /* As perf script prints it: "COMM TID [CPU] SECS.USECS: PERIOD EVENT: "
@@ -1230,8 +1357,7 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 			c->st.truncated_stack++;
 		if (n > 0)
 			c->st.user_unwound++;
-		for (i = 0; i < n; i++)
-			user_frame(c, ev->pid, &c->uf[i]);
+		user_frames(c, ev->pid, c->uf, n);
 	} else if (dwarf) {
 		/* A kernel thread or a sample taken where the kernel kept
 		 * no user registers. */
@@ -1883,6 +2009,10 @@ out:
 		if (c->kused[i / 64] >> i % 64 & 1)
 			free(c->kmemo[i].text);
 	free(c->pmaps);
+	if (c->stacks != NULL)
+		for (size_t i = 0; i < NSTACKS; i++)
+			free(c->stacks[i].key);
+	free(c->stacks);
 	for (size_t i = 0; i < c->capdem; i++)
 		free(c->dem[i].own);
 	free(c->dem);

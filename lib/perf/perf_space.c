@@ -517,7 +517,7 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	mem.data = ev->u.sample.stack;
 	mem.len = ev->u.sample.stack != NULL ? ev->u.sample.stack_dyn : 0;
 	mem.hi = 0;
-	mem.ahead = s->reach / 8 * 2 + 512;
+	mem.ahead = s->reach / 8 + 256;
 	/* A pc in a PLT entry is the entry's, even where a table covers the
 	 * PLT too (a table made from .eh_frame has its FDE, nameless, whose
 	 * CFA rule is an expression): named and stepped over below. */
