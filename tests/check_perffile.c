@@ -533,6 +533,81 @@ START_TEST(test_shrunk)
 }
 END_TEST
 
+/* Two handles sharing the samples (pcln_perf_share) in blocks: each
+ * gives every record that is not a sample, and the samples of its
+ * blocks; together, every sample of a handle alone, in its order.
+ * Ordered or not, read with pread or in the mapping, with the reader
+ * thread or not. */
+START_TEST(test_share)
+{
+	static const unsigned flags[] = { PCLN_PERF_ORDERED,
+		PCLN_PERF_ORDERED | PCLN_PERF_READAHEAD | PCLN_PERF_MAPREAD,
+		0, PCLN_PERF_READAHEAD };
+	uint64_t damaged, all[512], other[512], part[2][512];
+	size_t len, f, k, n, nall, nother, np[2], at[2];
+	uint8_t *file = make(&len, 0, &damaged);
+	int fd = memfile(file, len), r;
+	pcln_perf_event ev;
+	pcln_perf *q;
+	pcln_err err;
+	unsigned i, block = 5;
+
+	for (f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+		/* Alone. */
+		q = pcln_perf_open_fd(fd, flags[f], &err);
+		ck_assert_msg(q != NULL, "%s", err.msg);
+		pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
+		nall = nother = 0;
+		while ((r = pcln_perf_next(q, &ev, &err)) == 1) {
+			if (ev.type == PCLN_PERF_RECORD_SAMPLE)
+				all[nall++] = ev.offset;
+			else
+				other[nother++] = ev.offset;
+		}
+		ck_assert_int_eq(r, 0);
+		ck_assert_uint_eq(pcln_perf_samples_met(q), nall);
+		ck_assert_uint_gt(nall, 100);
+		pcln_perf_close(q);
+		/* In two shares. */
+		for (i = 0; i < 2; i++) {
+			q = pcln_perf_open_fd(fd, flags[f], &err);
+			ck_assert_msg(q != NULL, "%s", err.msg);
+			pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
+			ck_assert_int_eq(pcln_perf_share(q, i, 2, block), 0);
+			np[i] = k = 0;
+			while ((r = pcln_perf_next(q, &ev, &err)) == 1) {
+				if (ev.type == PCLN_PERF_RECORD_SAMPLE) {
+					part[i][np[i]++] = ev.offset;
+					continue;
+				}
+				ck_assert_uint_lt(k, nother);
+				ck_assert_uint_eq(ev.offset, other[k]);
+				k++;
+			}
+			ck_assert_int_eq(r, 0);
+			ck_assert_uint_eq(k, nother);
+			ck_assert_uint_eq(pcln_perf_samples_met(q), nall);
+			/* (the share is fixed at the first record) */
+			ck_assert_int_eq(pcln_perf_share(q, 0, 1, 1), -1);
+			pcln_perf_close(q);
+		}
+		ck_assert_uint_eq(np[0] + np[1], nall);
+		for (n = 0, at[0] = at[1] = 0; n < nall; n++) {
+			i = (unsigned)(n / block % 2);
+			ck_assert_uint_lt(at[i], np[i]);
+			ck_assert_uint_eq(part[i][at[i]++], all[n]);
+		}
+	}
+	q = pcln_perf_open_fd(fd, 0, &err);
+	ck_assert_int_eq(pcln_perf_share(q, 2, 2, 1), -1);
+	ck_assert_int_eq(pcln_perf_share(q, 0, 0, 1), -1);
+	ck_assert_int_eq(pcln_perf_share(q, 0, 2, 0), -1);
+	pcln_perf_close(q);
+	close(fd);
+	free(file);
+}
+END_TEST
+
 /* The walk stops early: the close stops the reader thread and frees its
  * chunks (LeakSanitizer, in the sanitized suite, sees what it leaves). */
 START_TEST(test_close_early)
@@ -656,6 +731,7 @@ main(void)
 	tcase_add_loop_test(te, test_shrunk, 0, 4);
 	tcase_add_test(te, test_not_regular);
 	tcase_add_test(te, test_close_early);
+	tcase_add_test(tc, test_share);
 	tcase_add_test(te, test_spin_cpus);
 #ifdef HAVE_LIBZSTD
 	tcase_add_test(tc, test_zstd);

@@ -28,6 +28,16 @@ expect() {
 		fail "$case: exit $rc, expected $want: $(cat "$case.err")"
 	grep -Eq -- "$pat" "$case.err" ||
 		fail "$case: expected /$pat/ on stderr, got: $(cat "$case.err")"
+	# In two threads (each a share of the samples, pcln_perf_share):
+	# the same text, the same messages, the same status.
+	rc2=0
+	PCLN_PERF_THREADS=2 "$D" perf -i "$case.data" >"$case.out2" \
+	    2>"$case.err2" || rc2=$?
+	[ "$rc2" -eq "$rc" ] && cmp -s "$case.out" "$case.out2" &&
+	    cmp -s "$case.err" "$case.err2" ||
+		fail "$case: two threads: exit $rc2 (one: $rc), $(diff \
+		    "$case.out" "$case.out2" | head -n 3) $(diff "$case.err" \
+		    "$case.err2" | head -n 3)"
 }
 
 # A sound file: the sample is printed (its kernel frame, its user frame
@@ -49,6 +59,12 @@ if [ -w /dev/full ]; then
 	"$D" perf -i good.data >/dev/full 2>full.err || rc=$?
 	[ "$rc" = 3 ] && grep -q 'cannot write the output: No space left' \
 	    full.err || fail "good >/dev/full: exit $rc: $(cat full.err)"
+	rc=0
+	PCLN_PERF_THREADS=2 "$D" perf -i good.data >/dev/full 2>full2.err ||
+	    rc=$?
+	[ "$rc" = 3 ] && grep -q 'cannot write the output: No space left' \
+	    full2.err || fail "good >/dev/full, two threads: exit $rc: $(cat \
+	    full2.err)"
 fi
 # Folded, with kernel symbols from --kallsyms: the process, the kernel
 # frame; the unknown user frame the walk ended in is no flame-graph

@@ -92,6 +92,18 @@ compare() {
 	! grep -E '^	 *[0-9a-f]+ \+0x' "$name.pcln" >"$name.noname" ||
 		fail "$name: frames printed without a name: $(head -n 3 \
 		    "$name.noname")"
+	# One thread and two (each a share of the samples in blocks of 128,
+	# the text written out in turn): the same text, the same counts.
+	ncase=$((ncase + 1))
+	PCLN_PERF_THREADS=1 "$D" perf -i "$data" --stats $popts \
+	    >"$name.pcln1" 2>"$name.stats1" &&
+	    PCLN_PERF_THREADS=2 "$D" perf -i "$data" --stats $popts \
+	    >"$name.pcln2" 2>"$name.stats2" &&
+	    cmp -s "$name.pcln1" "$name.pcln2" &&
+	    cmp -s "$name.stats1" "$name.stats2" ||
+		fail "$name: two threads differ from one: $(diff \
+		    "$name.pcln1" "$name.pcln2" | head -n 4) $(diff \
+		    "$name.stats1" "$name.stats2" | head -n 4)"
 	echo "== $name"; cat "$name.cmp"; head -n 4 "$name.stats"
 }
 

@@ -17,12 +17,15 @@
  * full with --stats); a damaged file is read up to the damage, which is
  * reported with its byte offset, and the exit status is then 1.
  */
+#define _GNU_SOURCE 1	/* sched_getaffinity, CPU_COUNT */
 #include <config.h>
 
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +56,7 @@ struct stats {
 	uint64_t lost, lost_samples, lost_records, bad, unknown_type;
 	uint64_t compressed, mmaps, comms, forks, exits;
 	uint64_t truncated_stack;	/* walks that ran off the copy */
+	uint64_t sample_recs, bad_samples;	/* of RECORDS, BAD */
 	char firstbad[256];
 };
 
@@ -141,6 +145,13 @@ struct perf_cmd {
 	} kmemo[NKMEMO];
 	uint64_t kused[NKMEMO / 64];	/* the slots with a text to free */
 	struct stackmemo *stacks;	/* NSTACKS, or NULL (user_frames) */
+	/* Two threads (struct par), each with a command of its own: PAR,
+	 * its share PART; the block of samples it makes now (BLOCKNO) and
+	 * its samples made in it (INBLOCK). */
+	struct par *par;
+	unsigned part;
+	uint64_t blockno;
+	size_t inblock;
 
 	size_t selflen;			/* this, pcln_huge_alloc's */
 };
@@ -438,7 +449,6 @@ load_kallsyms(struct perf_cmd *c)
 	char *text;
 	pcln_err err;
 
-	c->kallsyms_tried = 1;
 	if (c->kallsyms_path == NULL) {
 		/* A profile from another kernel: its addresses are not this
 		 * kernel's, so this kallsyms would name them wrongly. */
@@ -484,6 +494,56 @@ load_kallsyms(struct perf_cmd *c)
 		c->kallsyms = NULL;
 	} else if (c->kallsyms != NULL && c->kallsyms_path == NULL)
 		kallsyms_store(c, c->kallsyms);
+}
+
+/* pclndump perf's text in two threads (dump_perf_two): what they share,
+ * under MU.  The samples go in blocks of BLOCK, block N (from 0) the
+ * thread N % 2's, written out in turn: TURN is the block whose text goes
+ * out next.  The tables (PT, LEAD's) are found once for both: GIVEN
+ * keeps what the table function answered for each object.  The kernel's
+ * symbols are LEAD's, read once (KS_TRIED) by the first thread that
+ * needs them. */
+struct given {
+	char *path;
+	uint8_t id[PCLN_PERF_BUILDID_MAX];
+	size_t idlen;
+	int rc;
+	pcln_perf_table t;
+};
+
+struct par {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	unsigned block;
+	uint64_t turn;
+	int failed;
+	struct perf_cmd *lead, *other;	/* the threads' commands */
+	int ks_tried;
+	struct given *given;
+	size_t ngiven, capgiven;
+};
+
+/* The kernel's symbols for C: read now (LEAD's, once for both threads),
+ * or taken from where the other thread read them. */
+static void
+need_kallsyms(struct perf_cmd *c)
+{
+	struct par *pa = c->par;
+
+	if (pa == NULL) {
+		load_kallsyms(c);
+		c->kallsyms_tried = 1;
+		return;
+	}
+	pthread_mutex_lock(&pa->mu);
+	if (!pa->ks_tried) {
+		load_kallsyms(pa->lead);
+		pa->ks_tried = 1;
+	}
+	c->kallsyms = pa->lead->kallsyms;
+	c->kernel_mismatch = pa->lead->kernel_mismatch;
+	c->kallsyms_tried = 1;
+	pthread_mutex_unlock(&pa->mu);
 }
 
 static const pcln_perf_syms *
@@ -812,7 +872,7 @@ kernel_frame(struct perf_cmd *c, uint64_t pc)
 	if (c->no_kernel)
 		return;
 	if (!c->kallsyms_tried)
-		load_kallsyms(c);
+		need_kallsyms(c);
 	c->st.frames_kernel++;
 	if (c->kallsyms != NULL) {
 		/* The same kernel pcs come back (interrupt returns, the
@@ -1403,7 +1463,9 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 			    PERF_TYPE_TRACEPOINT);
 		else
 			ob_mem(&c->fb, "\n", 1);
-		(void)flush_text(c, 0);
+		/* (two threads: written out by blocks, in turn) */
+		if (c->par == NULL)
+			(void)flush_text(c, 0);
 	}
 	return 0;
 }
@@ -1442,7 +1504,7 @@ trace_ksym(void *arg, uint64_t addr, uint64_t *start, const char **mod)
 	struct perf_cmd *c = arg;
 
 	if (!c->kallsyms_tried)
-		load_kallsyms(c);
+		need_kallsyms(c);
 	if (c->kallsyms == NULL)
 		return NULL;
 	return pcln_perf_syms_find(c->kallsyms, addr, start, mod);
@@ -1560,6 +1622,20 @@ report_obj(void *arg, const struct perf_table_ent *e)
 		fprintf(o, "  %s: no table: %s\n", e->path, e->why);
 }
 
+static int
+cmp_ent(const void *a, const void *b)
+{
+	const struct perf_table_ent *x = *(const struct perf_table_ent *
+	    const *)a, *y = *(const struct perf_table_ent *const *)b;
+	int d = strcmp(x->path, y->path);
+
+	if (d != 0)
+		return d;
+	if (x->build_id_len != y->build_id_len)
+		return x->build_id_len < y->build_id_len ? -1 : 1;
+	return memcmp(x->build_id, y->build_id, x->build_id_len);
+}
+
 static void
 report(struct perf_cmd *c, int full)
 {
@@ -1569,6 +1645,15 @@ report(struct perf_cmd *c, int full)
 	uint64_t notable = s->frames_where[PCLN_PERF_IN_NOTABLE];
 
 	pcln_perf_space_counts(c->space, &nobj, &ntab);
+	/* Two threads: each resolved the objects its samples met; the
+	 * objects of both, each asked for once (a perf space's objects are
+	 * those its table function was asked for). */
+	if (c->par != NULL) {
+		nobj = c->par->ngiven;
+		for (i = 0, ntab = 0; i < c->par->ngiven; i++)
+			ntab += c->par->given[i].rc >= 0 &&
+			    c->par->given[i].t.blob != NULL;
+	}
 	uint64_t ndecomp = pcln_perf_decompressed(c->p);
 
 	if (!full && s->lost == 0 && s->lost_samples == 0 && s->bad == 0 &&
@@ -1626,8 +1711,20 @@ report(struct perf_cmd *c, int full)
 	    "build-id, %zu build-id mismatches)\n", nobj, ntab,
 	    c->tables.nsection, c->tables.ngo, c->tables.nimported,
 	    c->tables.ncached, c->tables.nbyid, c->tables.nmismatch);
-	for (i = 0; i < c->tables.nents; i++)
-		report_obj(o, c->tables.ents[i]);
+	/* By path: the order the objects were first asked for is the
+	 * threads' (two of them) as much as the profile's. */
+	{
+		const struct perf_table_ent **v = malloc((c->tables.nents +
+		    1) * sizeof *v);
+
+		for (i = 0; v != NULL && i < c->tables.nents; i++)
+			v[i] = c->tables.ents[i];
+		if (v != NULL)
+			qsort(v, c->tables.nents, sizeof *v, cmp_ent);
+		for (i = 0; i < c->tables.nents; i++)
+			report_obj(o, v != NULL ? v[i] : c->tables.ents[i]);
+		free(v);
+	}
 	fprintf(o, "  records: %" PRIu64 " MMAP/MMAP2, %" PRIu64 " COMM, %"
 	    PRIu64 " FORK, %" PRIu64 " EXIT, %" PRIu64 " of other types\n",
 	    s->mmaps, s->comms, s->forks, s->exits, s->unknown_type);
@@ -1742,6 +1839,441 @@ cmd_free(struct perf_cmd *c)
 		pcln_huge_free(c, c->selflen);
 }
 
+/* --- two threads --------------------------------------------------------
+ *
+ * A sample costs the walk some 0.45 us on the guests measured, half of
+ * it waiting for the record's lines to come in from memory (the stack
+ * copies of a profile are hundreds of megabytes, read once), and a
+ * second CPU cannot take a part of one sample's work without the
+ * sample's frames going over to it, which costs as much (a ring of
+ * samples between a walk and a text thread was slower than one
+ * thread).  So where the process may run on two CPUs, two threads walk
+ * the whole profile, each with its own handle (pcln_perf_share), its
+ * own processes and memos: both read every record that is not a sample
+ * (a few hundred), and each the samples of its blocks, PAR_BLOCK
+ * samples a block, block N the thread N % 2's.  Each makes a block's
+ * text in its own buffer and writes it out when the other wrote the
+ * block before (struct par's TURN), so the text is the one thread's,
+ * byte for byte.  The tables are found once for both (shared_table),
+ * the kernel's symbols read once.  Text only: a flame graph's stacks
+ * go to one graph (one thread), as does a pipe's stream. */
+#define PAR_BLOCK	128
+
+struct two {
+	struct par pa;
+	struct perf_cmd *c2;
+	pthread_t thread;
+	int started;
+	struct stats w;			/* the other thread's counts */
+	pcln_err err;
+	int r, rc;
+};
+
+/* The table function both threads' processes share: each object's
+ * table found once (for LEAD's report), under the lock. */
+static int
+shared_table(void *arg, const pcln_perf_object *obj, pcln_perf_table *t)
+{
+	struct par *pa = arg;
+	size_t i, idlen = obj->build_id_len < PCLN_PERF_BUILDID_MAX ?
+	    obj->build_id_len : PCLN_PERF_BUILDID_MAX;
+	struct given *g;
+	int rc;
+
+	pthread_mutex_lock(&pa->mu);
+	for (i = 0; i < pa->ngiven; i++) {
+		g = &pa->given[i];
+		if (strcmp(g->path, obj->path) == 0 && g->idlen == idlen &&
+		    (idlen == 0 || memcmp(g->id, obj->build_id, idlen) ==
+		    0)) {
+			*t = g->t;
+			rc = g->rc;
+			pthread_mutex_unlock(&pa->mu);
+			return rc;
+		}
+	}
+	rc = dump_perf_table(&pa->lead->tables, obj, t);
+	if (pa->ngiven == pa->capgiven) {
+		size_t cap = pa->capgiven ? 2 * pa->capgiven : 16;
+		struct given *v = realloc(pa->given, cap * sizeof *v);
+
+		if (v != NULL) {
+			pa->given = v;
+			pa->capgiven = cap;
+		}
+	}
+	if (pa->ngiven < pa->capgiven &&
+	    (pa->given[pa->ngiven].path = strdup(obj->path)) != NULL) {
+		g = &pa->given[pa->ngiven++];
+		g->idlen = idlen;
+		if (idlen > 0)
+			memcpy(g->id, obj->build_id, idlen);
+		g->rc = rc;
+		g->t = *t;
+	}
+	pthread_mutex_unlock(&pa->mu);
+	return rc;
+}
+
+/* C's block of samples made: written out when its turn comes.  0, or
+ * DUMP_EXIT_IO if the other thread failed. */
+static int
+block_out(struct perf_cmd *c)
+{
+	struct par *pa = c->par;
+	int failed;
+
+	pthread_mutex_lock(&pa->mu);
+	while (pa->turn != c->blockno && !pa->failed)
+		pthread_cond_wait(&pa->cv, &pa->mu);
+	failed = pa->failed;
+	pthread_mutex_unlock(&pa->mu);
+	if (failed)
+		return DUMP_EXIT_IO;
+	(void)flush_text(c, 1);	/* (cut text: said at the end) */
+	pthread_mutex_lock(&pa->mu);
+	pa->turn = c->blockno + 1;
+	pthread_cond_broadcast(&pa->cv);
+	pthread_mutex_unlock(&pa->mu);
+	c->blockno += 2;
+	c->inblock = 0;
+	return 0;
+}
+
+/* The records of C->p: each sample into text (or the flame graph), the
+ * others to the processes; the records' counts in W.  0, or the exit
+ * status; how the walk ended in *RP (0, or -1 and ERR).  With two
+ * threads, its last block written out too, and a failure told to the
+ * other. */
+static int
+walk_records(struct perf_cmd *c, struct stats *w, pcln_err *err, int *rp)
+{
+	pcln_perf_event ev;
+	int r, rc = 0;
+
+	while ((r = pcln_perf_next(c->p, &ev, err)) == 1) {
+		w->records++;
+		if (ev.type == PCLN_PERF_RECORD_SAMPLE)
+			w->sample_recs++;
+		if (ev.bad) {
+			if (w->bad++ == 0)
+				snprintf(w->firstbad, sizeof w->firstbad,
+				    "%s", ev.badmsg);
+			w->bad_samples += ev.type == PCLN_PERF_RECORD_SAMPLE;
+		}
+		switch (ev.bad ? UINT32_MAX : ev.type) {
+		case UINT32_MAX:
+			break;
+		case PCLN_PERF_RECORD_SAMPLE:
+			rc = do_sample(c, &ev);
+			break;
+		case PCLN_PERF_RECORD_MMAP:
+		case PCLN_PERF_RECORD_MMAP2:
+		case PCLN_PERF_RECORD_COMM:
+		case PCLN_PERF_RECORD_FORK:
+		case PCLN_PERF_RECORD_EXIT:
+			if (ev.type == PCLN_PERF_RECORD_COMM)
+				w->comms++;
+			else if (ev.type == PCLN_PERF_RECORD_FORK)
+				w->forks++;
+			else if (ev.type == PCLN_PERF_RECORD_EXIT)
+				w->exits++;
+			else
+				w->mmaps++;
+			if (pcln_perf_space_event(c->space, c->p, &ev,
+			    err) < 0) {
+				dump_error("perf: out of memory");
+				rc = DUMP_EXIT_IO;
+			}
+			break;
+		case PCLN_PERF_RECORD_LOST:
+			w->lost += ev.u.lost.lost;
+			w->lost_records++;
+			break;
+		case PCLN_PERF_RECORD_LOST_SAMPLES:
+			w->lost_samples += ev.u.lost.lost;
+			break;
+		case PCLN_PERF_RECORD_COMPRESSED:
+			w->compressed++;
+			break;
+		default:
+			w->unknown_type++;
+			break;
+		}
+		/* (a damaged sample is one of the share's too) */
+		if (rc == 0 && c->par != NULL && ev.type ==
+		    PCLN_PERF_RECORD_SAMPLE && ++c->inblock ==
+		    c->par->block)
+			rc = block_out(c);
+		if (rc != 0)
+			break;
+	}
+	*rp = rc != 0 ? 0 : r;
+	if (c->par != NULL) {
+		if (rc == 0 && c->inblock > 0)
+			rc = block_out(c);
+		if (rc != 0) {
+			pthread_mutex_lock(&c->par->mu);
+			c->par->failed = 1;
+			pthread_cond_broadcast(&c->par->cv);
+			pthread_mutex_unlock(&c->par->mu);
+		}
+	}
+	return rc;
+}
+
+/* W's counts of records added to ST's. */
+static void
+stats_add(struct stats *st, const struct stats *w)
+{
+	st->records += w->records;
+	st->sample_recs += w->sample_recs;
+	if (st->bad == 0 && w->bad != 0)
+		memcpy(st->firstbad, w->firstbad, sizeof st->firstbad);
+	st->bad += w->bad;
+	st->bad_samples += w->bad_samples;
+	st->comms += w->comms;
+	st->forks += w->forks;
+	st->exits += w->exits;
+	st->mmaps += w->mmaps;
+	st->lost += w->lost;
+	st->lost_records += w->lost_records;
+	st->lost_samples += w->lost_samples;
+	st->compressed += w->compressed;
+	st->unknown_type += w->unknown_type;
+}
+
+/* The other thread's counts of samples (S) and of its samples' records
+ * (W: the other records are the first thread's too) added to ST. */
+static void
+stats_add_other(struct stats *st, const struct stats *s,
+    const struct stats *w)
+{
+	size_t i;
+
+	st->samples += s->samples;
+	st->kernel_only += s->kernel_only;
+	st->user_unwound += s->user_unwound;
+	st->user_fp += s->user_fp;
+	st->user_ip_only += s->user_ip_only;
+	st->noregs += s->noregs;
+	st->nostack += s->nostack;
+	st->nothread += s->nothread;
+	st->idle += s->idle;
+	for (i = 0; i < PCLNRT_NSTOP + 3; i++)
+		st->stops[i] += s->stops[i];
+	for (i = 0; i < 6; i++)
+		st->frames_where[i] += s->frames_where[i];
+	st->frames_kernel += s->frames_kernel;
+	st->frames_kernel_unknown += s->frames_kernel_unknown;
+	st->frames_jit += s->frames_jit;
+	st->frames_inline += s->frames_inline;
+	st->frames_total += s->frames_total;
+	st->truncated_stack += s->truncated_stack;
+	st->records += w->sample_recs;
+	st->sample_recs += w->sample_recs;
+	if (st->bad == 0 && w->bad_samples != 0)
+		memcpy(st->firstbad, w->firstbad, sizeof st->firstbad);
+	st->bad += w->bad_samples;
+	st->bad_samples += w->bad_samples;
+}
+
+/* Two threads: where the process may run on two CPUs, for text from a
+ * file whose data section is PAR_MIN_DATA or more (the second thread's
+ * handle, processes and memos cost some 0.5 ms: more than they save on
+ * a profile of 40 MB, 5,000 samples with their stack copies, less than
+ * half of what they save on one of 400 MB); PCLN_PERF_THREADS=1 keeps
+ * one, PCLN_PERF_THREADS=2 makes two whatever the size (the tests). */
+#define PAR_MIN_DATA	((uint64_t)64 << 20)
+
+static int
+two_threads(const struct perf_cmd *c, int infd)
+{
+	const char *t = getenv("PCLN_PERF_THREADS");
+	const pcln_perf_info *info = pcln_perf_get_info(c->p);
+	cpu_set_t cpus;
+
+	if ((t != NULL && strcmp(t, "1") == 0) || infd < 0 || c->folded ||
+	    c->svg != NULL)
+		return 0;
+	if (!(t != NULL && strcmp(t, "2") == 0) &&
+	    info->data_end - info->data_offset < PAR_MIN_DATA)
+		return 0;
+	return sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
+	    CPU_COUNT(&cpus) > 1;
+}
+
+/* What a thread's command holds of its own (C2: not LEAD's tables, nor
+ * the kernel's symbols). */
+static void
+free_walk(struct perf_cmd *c)
+{
+	size_t i;
+
+	if (c->space != NULL)
+		pcln_perf_space_free(c->space);
+	for (i = 0; i < c->npmaps; i++)
+		pcln_perf_syms_free(c->pmaps[i].syms);
+	free(c->pmaps);
+	for (i = 0; i < NKMEMO; i++)
+		if (c->kused[i / 64] >> i % 64 & 1)
+			free(c->kmemo[i].text);
+	if (c->stacks != NULL)
+		for (i = 0; i < NSTACKS; i++)
+			free(c->stacks[i].key);
+	free(c->stacks);
+	for (i = 0; i < c->capdem; i++)
+		free(c->dem[i].own);
+	free(c->dem);
+	for (i = 0; i < c->nsymo; i++) {
+		ob_free(&c->syms[i].text);
+		free(c->syms[i].ext);
+	}
+	if (c->symhuge != 0)
+		pcln_huge_free(c->syms, c->symhuge);
+	else
+		free(c->syms);
+	free(c->evnames);
+	dump_trace_close(c->trace);
+	ob_free(&c->fb);
+	free(c->hd_pre.b);
+	free(c->hd_post.b);
+	pcln_perf_close(c->p);
+}
+
+static void *
+two_main(void *arg)
+{
+	struct two *tw = arg;
+
+	tw->rc = walk_records(tw->c2, &tw->w, &tw->err, &tw->r);
+	return NULL;
+}
+
+/* Make C the first of two threads on INFD (its handle open, nothing
+ * read), and start the second.  0 (one thread where the second cannot
+ * start: TW->c2 NULL), or an exit status. */
+static int
+start_two(struct perf_cmd *c, int infd, struct two *tw)
+{
+	struct par *pa = &tw->pa;
+	struct perf_cmd *c2;
+	pcln_err err;
+
+	memset(tw, 0, sizeof *tw);
+	pthread_mutex_init(&pa->mu, NULL);
+	pthread_cond_init(&pa->cv, NULL);
+	pa->block = PAR_BLOCK;
+	pa->lead = c;
+	/* The processes again, with the shared tables. */
+	pcln_perf_space_free(c->space);
+	if ((c->space = pcln_perf_space_new(shared_table, pa, &err)) ==
+	    NULL || (c2 = cmd_new()) == NULL) {
+		dump_error("perf: out of memory");
+		return DUMP_EXIT_IO;
+	}
+	tw->c2 = c2;
+	pa->other = c2;
+	c2->input = c->input;
+	c2->title = c->title;
+	c2->kallsyms_path = c->kallsyms_path;
+	c2->mapdir = c->mapdir;
+	c2->stats = c->stats;
+	c2->no_inline = c->no_inline;
+	c2->no_kernel = c->no_kernel;
+	c2->no_demangle = c->no_demangle;
+	c2->out = c->out;
+	c2->par = pa;
+	c2->part = 1;
+	c2->blockno = 1;
+	if ((c2->p = pcln_perf_open_fd(infd, PCLN_PERF_ORDERED |
+	    PCLN_PERF_READAHEAD | PCLN_PERF_MAPREAD, &err)) == NULL) {
+		dump_error("%s: %s", c->input, err.msg);
+		return err.code == PCLN_ENOMEM ? DUMP_EXIT_IO :
+		    DUMP_EXIT_CORRUPT;
+	}
+	if ((c2->space = pcln_perf_space_new(shared_table, pa, &err)) ==
+	    NULL) {
+		dump_error("perf: out of memory");
+		return DUMP_EXIT_IO;
+	}
+	pclnrt_pccache_init(&c2->cache);
+	if ((c2->fb.b = pcln_huge_alloc(2 * OUT_CHUNK, &c2->fb.huge)) !=
+	    NULL)
+		c2->fb.cap = c2->fb.huge;
+	else
+		(void)ob_grow(&c2->fb, 2 * OUT_CHUNK);
+	if (event_names(c2) < 0) {
+		dump_error("perf: out of memory");
+		return DUMP_EXIT_IO;
+	}
+	(void)pcln_perf_share(c->p, 0, 2, pa->block);
+	(void)pcln_perf_share(c2->p, 1, 2, pa->block);
+	c->par = pa;
+	c->part = 0;
+	c->blockno = 0;
+	/* (the first thread's tracepoint formats are read already, and
+	 * what could not be said; the second's now, where the first's
+	 * could be: a parsed event's fields are made in its own buffers) */
+	if (c->trace != NULL)
+		open_trace(c2);
+	if (pthread_create(&tw->thread, NULL, two_main, tw) != 0) {
+		/* One thread after all: every sample its. */
+		(void)pcln_perf_share(c->p, 0, 1, 1);
+		c->par = NULL;
+		free_walk(c2);
+		cmd_free(c2);
+		tw->c2 = NULL;
+		return 0;
+	}
+	tw->started = 1;
+	return 0;
+}
+
+/* The second thread joined (after the first's RC: a failure ends its
+ * wait), its counts added to C's.  0, or its exit status. */
+static int
+end_two(struct perf_cmd *c, struct two *tw, int rc)
+{
+	struct perf_cmd *c2 = tw->c2;
+
+	if (rc != 0) {
+		pthread_mutex_lock(&tw->pa.mu);
+		tw->pa.failed = 1;
+		pthread_cond_broadcast(&tw->pa.cv);
+		pthread_mutex_unlock(&tw->pa.mu);
+	}
+	if (tw->started)
+		pthread_join(tw->thread, NULL);
+	tw->started = 0;
+	stats_add_other(&c->st, &c2->st, &tw->w);
+	c->fb.bad |= c2->fb.bad;
+	if (c->werr == 0)
+		c->werr = c2->werr;
+	return tw->rc;
+}
+
+/* The second thread's command freed, and what the two shared. */
+static void
+free_two(struct two *tw)
+{
+	size_t i;
+
+	if (tw->started)
+		pthread_join(tw->thread, NULL);
+	tw->started = 0;
+	if (tw->c2 != NULL) {
+		free_walk(tw->c2);
+		cmd_free(tw->c2);
+		tw->c2 = NULL;
+	}
+	for (i = 0; i < tw->pa.ngiven; i++)
+		free(tw->pa.given[i].path);
+	free(tw->pa.given);
+	tw->pa.given = NULL;
+	tw->pa.ngiven = 0;
+}
+
 int
 dump_perf(int argc, char **argv)
 {
@@ -1768,9 +2300,10 @@ dump_perf(int argc, char **argv)
 	uint8_t *buf = NULL;
 	int infd = -1;		/* the input file; else BUF, a pipe's */
 	size_t len = 0;
-	pcln_perf_event ev;
 	pcln_err err;
-	int opt, rc = 0, r, damaged = 0;
+	int opt, rc = 0, r, rc2, damaged = 0;
+	static struct two two;	/* (zero: one thread) */
+	struct stats w;
 
 	if (c == NULL || (dirs = calloc((size_t)argc + 1, sizeof *dirs)) ==
 	    NULL) {
@@ -1899,54 +2432,22 @@ dump_perf(int argc, char **argv)
 		rc = DUMP_EXIT_IO;
 		goto out;
 	}
-	while ((r = pcln_perf_next(c->p, &ev, &err)) == 1) {
-		c->st.records++;
-		if (ev.bad) {
-			if (c->st.bad++ == 0)
-				snprintf(c->st.firstbad, sizeof c->st.firstbad,
-				    "%s", ev.badmsg);
-			continue;
-		}
-		switch (ev.type) {
-		case PCLN_PERF_RECORD_SAMPLE:
-			if ((rc = do_sample(c, &ev)) != 0)
-				goto out;
-			break;
-		case PCLN_PERF_RECORD_MMAP:
-		case PCLN_PERF_RECORD_MMAP2:
-		case PCLN_PERF_RECORD_COMM:
-		case PCLN_PERF_RECORD_FORK:
-		case PCLN_PERF_RECORD_EXIT:
-			if (ev.type == PCLN_PERF_RECORD_COMM)
-				c->st.comms++;
-			else if (ev.type == PCLN_PERF_RECORD_FORK)
-				c->st.forks++;
-			else if (ev.type == PCLN_PERF_RECORD_EXIT)
-				c->st.exits++;
-			else
-				c->st.mmaps++;
-			if (pcln_perf_space_event(c->space, c->p, &ev,
-			    &err) < 0) {
-				dump_error("perf: out of memory");
-				rc = DUMP_EXIT_IO;
-				goto out;
-			}
-			break;
-		case PCLN_PERF_RECORD_LOST:
-			c->st.lost += ev.u.lost.lost;
-			c->st.lost_records++;
-			break;
-		case PCLN_PERF_RECORD_LOST_SAMPLES:
-			c->st.lost_samples += ev.u.lost.lost;
-			break;
-		case PCLN_PERF_RECORD_COMPRESSED:
-			c->st.compressed++;
-			break;
-		default:
-			c->st.unknown_type++;
-			break;
+	memset(&w, 0, sizeof w);
+	if (two_threads(c, infd) && (rc = start_two(c, infd, &two)) != 0)
+		goto out;
+	rc = walk_records(c, &w, &err, &r);
+	if (two.c2 != NULL) {
+		/* The other thread's blocks, its counts. */
+		if ((rc2 = end_two(c, &two, rc)) != 0 && rc == 0)
+			rc = rc2;
+		if (two.r < 0 && r >= 0) {
+			r = two.r;
+			err = two.err;
 		}
 	}
+	stats_add(&c->st, &w);
+	if (rc != 0)
+		goto out;
 	if (r < 0 && err.code == PCLN_ENOMEM) {
 		dump_error("perf: out of memory");
 		rc = DUMP_EXIT_IO;
@@ -1993,43 +2494,20 @@ out:
 	 * each a TLB flush: 1.3 ms of a 20 ms profile on this guest.  Under
 	 * a leak checker (ASan's LSan, or PCLN_FREE_AT_EXIT set for
 	 * valgrind's), everything is freed. */
+	if (two.started) {
+		pthread_join(two.thread, NULL);
+		two.started = 0;
+	}
 	if (rc == 0 && !free_at_exit())
 		return rc;
+	free_two(&two);
 	if (c->fl != NULL)
 		flame_free(c->fl);
-	if (c->space != NULL)
-		pcln_perf_space_free(c->space);
+	free_walk(c);
 	dump_perf_tables_free(&c->tables);
 	pcln_perf_syms_free(c->kallsyms);
 	if (c->kallsyms_map != NULL)
 		munmap(c->kallsyms_map, c->kallsyms_maplen);
-	for (size_t i = 0; i < c->npmaps; i++)
-		pcln_perf_syms_free(c->pmaps[i].syms);
-	for (size_t i = 0; i < NKMEMO; i++)
-		if (c->kused[i / 64] >> i % 64 & 1)
-			free(c->kmemo[i].text);
-	free(c->pmaps);
-	if (c->stacks != NULL)
-		for (size_t i = 0; i < NSTACKS; i++)
-			free(c->stacks[i].key);
-	free(c->stacks);
-	for (size_t i = 0; i < c->capdem; i++)
-		free(c->dem[i].own);
-	free(c->dem);
-	for (size_t k = 0; k < c->nsymo; k++) {
-		ob_free(&c->syms[k].text);
-		free(c->syms[k].ext);
-	}
-	if (c->symhuge != 0)
-		pcln_huge_free(c->syms, c->symhuge);
-	else
-		free(c->syms);
-	free(c->evnames);
-	dump_trace_close(c->trace);
-	ob_free(&c->fb);
-	free(c->hd_pre.b);
-	free(c->hd_post.b);
-	pcln_perf_close(c->p);
 	free(buf);
 	if (infd >= 0)
 		close(infd);

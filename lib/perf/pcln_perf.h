@@ -325,6 +325,21 @@ typedef struct pcln_perf_event {
  * returned, with only the common fields. */
 int pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
 
+/* Have P return only a share of the samples, for walks of one profile in
+ * several threads, each with its own handle: of the samples in the order
+ * pcln_perf_next goes through them (all of them, this handle's or not),
+ * in blocks of BLOCK, the blocks PART, PART + NPARTS, PART + 2 NPARTS,
+ * ...  The others are not parsed (with PCLN_PERF_ORDERED, not read at
+ * all: their pages are left to the handle whose they are); the records
+ * that are not samples all go out.  Each handle of NPARTS thus returns
+ * the same records but for the samples, and sample N (from 0) is the
+ * share (N / BLOCK) % NPARTS's.  Before the first record: 0; else (or
+ * NPARTS 0, PART >= NPARTS, BLOCK 0) -1.  NPARTS 1 is every sample. */
+int pcln_perf_share(pcln_perf *p, unsigned part, unsigned nparts,
+    unsigned block);
+/* The samples pcln_perf_next went through so far, returned or not. */
+uint64_t pcln_perf_samples_met(const pcln_perf *p);
+
 /* Call-chain entry I (< EV->u.sample.nr) of a sample. */
 uint64_t pcln_perf_callchain(const pcln_perf *p, const pcln_perf_event *ev,
     size_t i);
@@ -398,7 +413,8 @@ const char *pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr,
  * TEXT is not copied and must stay unchanged until the view is freed; a
  * text whose header, length or hash is wrong is refused (PCLN_EHEADER,
  * PCLN_ECHECKSUM).  A view's find answers as the parsed table's did and
- * changes the view (the names it copies): one thread at a time.
+ * changes the view (the names it copies), under a lock: threads may
+ * share a view, as they may share a lazy PLT's names.
  * pcln_perf_syms_sorted_unchecked checks the header and the length but
  * not the hash (which reads every byte): for a text checked before and
  * known unchanged since.  On a damaged text it names wrongly, but every

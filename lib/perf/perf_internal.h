@@ -22,6 +22,7 @@ struct perf_recidx {
 	uint64_t offset;
 	uint64_t seq;			/* the scan's count: equal times go
 					 * in file order, as perf's do */
+	uint32_t type;			/* the record's */
 };
 
 #define PERF_SPARES		8
@@ -122,6 +123,11 @@ struct pcln_perf {
 					 * next (no page faults, no copies
 					 * as a buffer grows) */
 	size_t sparecap[PERF_SPARES];
+	/* pcln_perf_share: the samples of blocks SHARE_PART, SHARE_PART +
+	 * SHARE_N, ... of SHARE_BLOCK samples go out (SHARE_N 0: all);
+	 * NSAMPLES counts the samples met. */
+	unsigned share_part, share_n, share_block;
+	uint64_t nsamples;
 	uint64_t done_chunk;		/* 1 + the id of the chunk whose last
 					 * record went out, or 0 */
 	uint64_t ndecomp;		/* records read from them */

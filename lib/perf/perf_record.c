@@ -559,6 +559,23 @@ pclni_perf_frame(const pcln_perf *p, const uint8_t *r, uint64_t off,
 
 /* Read the record framing at OFF into EV and parse it; *NEXT gets the
  * next record's offset.  -1 and ERR on framing damage. */
+/* The record at OFF goes out unread: its chunk's count of records to go
+ * out, as read_chunk's. */
+static void
+skip_at(pcln_perf *p, uint64_t off)
+{
+	struct perf_chunk *c;
+
+	if (!(off & PERF_VOFF_CHUNK))
+		return;
+	c = chunk_of(p, off);
+	if (c->pending > 0 && --c->pending == 0)
+		p->done_chunk = ((off & ~PERF_VOFF_CHUNK) >> PERF_VOFF_SHIFT) +
+		    1;
+	if (!c->infile)
+		p->ndecomp++;
+}
+
 static int
 read_at(pcln_perf *p, uint64_t off, pcln_perf_event *ev, uint64_t *next,
     pcln_err *err)
@@ -1061,6 +1078,7 @@ expand(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 		p->order[p->norder].time = p->scantime;
 		p->order[p->norder].offset = base | o;
 		p->order[p->norder].seq = p->scanseq++;
+		p->order[p->norder].type = perf_u32(p, q);
 		p->norder++;
 	}
 	if (c->pending == 0)		/* no record in it */
@@ -1108,7 +1126,7 @@ static int
 scan_next(pcln_perf *p, uint64_t *off, uint64_t *foff, const uint8_t **r,
     uint32_t *type, uint16_t *size, pcln_err *err)
 {
-	uint64_t next, id;
+	uint64_t next, id, ext;
 	struct perf_chunk *c;
 	const uint8_t *q;
 
@@ -1140,7 +1158,11 @@ scan_next(pcln_perf *p, uint64_t *off, uint64_t *foff, const uint8_t **r,
 				*r = q;
 				*type = perf_u32(p, q);
 				*size = perf_u16(p, q + 6);
-				p->fpos += extent(p, q);
+				ext = extent(p, q);
+				/* (the one four ahead, as above) */
+				if (ext < (c->len - p->fpos) / 5)
+					__builtin_prefetch(q + 4 * ext);
+				p->fpos += ext;
 				c->pending++;
 				return 1;
 			}
@@ -1208,6 +1230,7 @@ scan_round(pcln_perf *p, pcln_err *err)
 		p->order[p->norder].time = p->scantime;
 		p->order[p->norder].offset = off;
 		p->order[p->norder].seq = p->scanseq++;
+		p->order[p->norder].type = type;
 		p->norder++;
 		if (type == PCLN_PERF_RECORD_COMPRESSED &&
 		    expand(p, foff, r, size, 1, &p->damage) < 0)
@@ -1295,29 +1318,102 @@ record_bytes(pcln_perf *p, uint64_t off, uint64_t *avail)
 	return p->buf + off;
 }
 
+/* Is the sample that is the N-th met this reader's share? */
+static int
+share_mine(const pcln_perf *p, uint64_t n)
+{
+	return p->share_n == 0 || n / p->share_block % p->share_n ==
+	    p->share_part;
+}
+
+/* The place in the order of the record after K that goes out (its
+ * samples this reader's share) and the one after that, in *A and *B
+ * (P->norder where there is none ready): K + 1 and K + 2 without a
+ * share. */
+static void
+own_next(const pcln_perf *p, size_t k, size_t *a, size_t *b)
+{
+	uint64_t n = p->nsamples;
+	size_t j, *to = a;
+
+	*a = *b = p->norder;
+	if (p->share_n == 0) {
+		*a = k + 1;
+		*b = k + 2;
+		return;
+	}
+	/* (the record at K is this reader's: counted) */
+	n += p->order[k].type == PCLN_PERF_RECORD_SAMPLE;
+	for (j = k + 1; j < p->nready; j++) {
+		if (p->order[j].type == PCLN_PERF_RECORD_SAMPLE &&
+		    !share_mine(p, n++))
+			continue;
+		*to = j;
+		if (to == b)
+			return;
+		to = b;
+	}
+}
+
 static void
 prefetch_records(pcln_perf *p, size_t k)
 {
 	const uint8_t *r;
 	uint64_t n, i, want, avail;
+	size_t k1, k2;
 
-	if (k + 2 < p->norder) {
-		r = record_bytes(p, p->order[k + 2].offset, &avail);
+	own_next(p, k, &k1, &k2);
+	if (k2 < p->norder) {
+		r = record_bytes(p, p->order[k2].offset, &avail);
 		want = p->pf_bytes != 0 ? p->pf_bytes : PF_MIN;
 		n = avail < want ? avail : want;
 		for (i = 0; i < n; i += 64)
 			__builtin_prefetch(r + i);
 	}
-	if (k + 1 < p->norder) {
-		r = record_bytes(p, p->order[k + 1].offset, &avail);
+	if (k1 < p->norder) {
+		r = record_bytes(p, p->order[k1].offset, &avail);
 		if (avail >= 8 && (n = perf_u16(p, r + 6)) > PF_MAX &&
 		    n <= avail)
 			__builtin_prefetch(r + n - 8);
 	}
 }
 
+static int next_record(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
+
 int
 pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
+{
+	int r;
+
+	/* (the ordered walk leaves the other shares' samples unread) */
+	while ((r = next_record(p, ev, err)) == 1 && !p->ordered &&
+	    ev->type == PCLN_PERF_RECORD_SAMPLE)
+		if (share_mine(p, p->nsamples++))
+			break;
+	return r;
+}
+
+int
+pcln_perf_share(pcln_perf *p, unsigned part, unsigned nparts,
+    unsigned block)
+{
+	if (p == NULL || nparts == 0 || part >= nparts || block == 0 ||
+	    p->nsamples != 0)
+		return -1;
+	p->share_part = part;
+	p->share_n = nparts > 1 ? nparts : 0;
+	p->share_block = block;
+	return 0;
+}
+
+uint64_t
+pcln_perf_samples_met(const pcln_perf *p)
+{
+	return p->nsamples;
+}
+
+static int
+next_record(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
 {
 	uint64_t next;
 
@@ -1325,10 +1421,21 @@ pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err)
 	if (p->done_chunk != 0)
 		release_chunks(p);
 	if (p->ordered) {
-		int r = next_ready(p, err);
+		int r;
 
+		/* The samples of another share: gone out unread. */
+		while ((r = next_ready(p, err)) == 1 && p->share_n != 0 &&
+		    p->order[p->next].type == PCLN_PERF_RECORD_SAMPLE &&
+		    !share_mine(p, p->nsamples)) {
+			p->nsamples++;
+			skip_at(p, p->order[p->next++].offset);
+			if (p->done_chunk != 0)
+				release_chunks(p);
+		}
 		if (r == 1) {
 			prefetch_records(p, p->next);
+			p->nsamples += p->order[p->next].type ==
+			    PCLN_PERF_RECORD_SAMPLE;
 			(void)read_at(p, p->order[p->next++].offset, ev,
 			    &next, err);
 			return 1;

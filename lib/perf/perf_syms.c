@@ -12,6 +12,7 @@
  * skipped and counted.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1008,6 +1009,11 @@ view_find(pcln_perf_syms *s, uint64_t addr, uint64_t *start,
 	return v->name;
 }
 
+/* A sorted view and a lazy PLT name what they find as they are asked:
+ * the finds that change them take this lock, so that threads may share
+ * a view (pclndump perf's kallsyms) or an object's PLT entries. */
+static pthread_mutex_t lazy_mu = PTHREAD_MUTEX_INITIALIZER;
+
 const char *
 pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr, uint64_t *start,
     const char **module)
@@ -1015,15 +1021,25 @@ pcln_perf_syms_find(const pcln_perf_syms *s, uint64_t addr, uint64_t *start,
 	size_t lo = 0, hi;
 	const struct sym *y;
 
-	if (s->view != NULL)
-		return view_find((pcln_perf_syms *)(uintptr_t)s, addr, start,
+	if (s->view != NULL) {
+		const char *name;
+
+		pthread_mutex_lock(&lazy_mu);
+		name = view_find((pcln_perf_syms *)(uintptr_t)s, addr, start,
 		    module);
+		pthread_mutex_unlock(&lazy_mu);
+		return name;
+	}
 	if (s->lazy != NULL) {
 		const char *name;
 
-		if (addr - s->lazylo >= s->lazyhi - s->lazylo ||
-		    (name = plt_entry((pcln_perf_syms *)(uintptr_t)s,
-		    (addr - s->lazylo) / 16)) == NULL)
+		if (addr - s->lazylo >= s->lazyhi - s->lazylo)
+			return NULL;
+		pthread_mutex_lock(&lazy_mu);
+		name = plt_entry((pcln_perf_syms *)(uintptr_t)s,
+		    (addr - s->lazylo) / 16);
+		pthread_mutex_unlock(&lazy_mu);
+		if (name == NULL)
 			return NULL;
 		if (start != NULL)
 			*start = s->lazylo + (addr - s->lazylo) / 16 * 16;
@@ -1071,9 +1087,11 @@ pcln_perf_syms_count(const pcln_perf_syms *s)
 	if (s->lazy != NULL) {
 		uint64_t i, n = 0, nent = (s->lazyhi - s->lazylo) / 16;
 
+		pthread_mutex_lock(&lazy_mu);
 		for (i = 0; i < nent; i++)
 			n += plt_entry((pcln_perf_syms *)(uintptr_t)s, i) !=
 			    NULL;
+		pthread_mutex_unlock(&lazy_mu);
 		return (size_t)n;
 	}
 	return s->n;
