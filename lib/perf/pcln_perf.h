@@ -325,6 +325,22 @@ typedef struct pcln_perf_event {
  * returned, with only the common fields. */
 int pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
 
+/* A second handle on FIRST's file (FIRST from pcln_perf_open_fd, on a
+ * regular file, before or after its first record), reading in FIRST's
+ * mapping: with PCLN_PERF_MAPREAD, the pages either handle asked for
+ * are there for both, where two handles of pcln_perf_open_fd would
+ * populate (and drop) the same pages twice.  FLAGS: PCLN_PERF_ORDERED,
+ * PCLN_PERF_MAPREAD (read in the mapping unless FIRST found copying
+ * faster); no reader thread (FIRST's populates ahead).  FIRST drops the
+ * mapping's pages behind it (PCLN_PERF_MAPREAD) 32 MiB later than
+ * alone, for the twin's records; a twin much further behind takes the
+ * pages again from the page cache.  FIRST outlives the twin; each is
+ * used by one thread at a time, the two by two threads at once (for
+ * pcln_perf_share).  NULL and ERR (PCLN_EINVAL: FIRST is no such
+ * handle). */
+pcln_perf *pcln_perf_open_twin(pcln_perf *first, unsigned flags,
+    pcln_err *err);
+
 /* Have P return only a share of the samples, for walks of one profile in
  * several threads, each with its own handle: of the samples in the order
  * pcln_perf_next goes through them (all of them, this handle's or not),

@@ -107,8 +107,11 @@ map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
 	struct stat st;
 
 	*got = n;
-	if (madvise(start, (size_t)(at + n - start), MADV_POPULATE_READ) ==
-	    0)
+	/* (a twin's pages are its first handle's, whose reader populates
+	 * them ahead: populated again, both would wait for the page tables'
+	 * lock) */
+	if (p->twin_of != NULL || madvise(start, (size_t)(at + n - start),
+	    MADV_POPULATE_READ) == 0)
 		return 0;
 	if (errno != EFAULT)
 		return -1;
@@ -224,6 +227,13 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
 static int
 read_mode(const pcln_perf *p)
 {
+	/* (a twin reads as the handle whose mapping it reads: in the
+	 * mapping, unless that one found copying faster) */
+	if (p->twin_of != NULL && __atomic_load_n(&p->twin_of->readmode,
+	    __ATOMIC_RELAXED) != PCLNI_PERF_READ_COPY &&
+	    __atomic_load_n(&p->readmode, __ATOMIC_RELAXED) !=
+	    PCLNI_PERF_READ_COPY)
+		return PCLNI_PERF_READ_MAP;
 	return __atomic_load_n(&p->readmode, __ATOMIC_RELAXED);
 }
 
@@ -722,11 +732,20 @@ pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u)
  * cache. */
 #define DROP_UNIT	((uint64_t)2 << 20)
 
+/* With a twin (pcln_perf_open_twin), which reads the same mapping as
+ * far as this handle, give or take a little: its records too are kept
+ * this far behind, and only this handle drops. */
+#define DROP_TWIN	((uint64_t)32 << 20)
+
 static void
 drop_mapped(pcln_perf *p, const struct perf_chunk *c)
 {
-	uint64_t upto = c->file_off > DROP_UNIT ? (c->file_off - DROP_UNIT) &
+	uint64_t lag = p->has_twin ? DROP_TWIN : DROP_UNIT;
+	uint64_t upto = c->file_off > lag ? (c->file_off - lag) &
 	    ~(DROP_UNIT - 1) : 0;
+
+	if (p->twin_of != NULL)
+		return;
 
 	if (upto > p->dropped) {
 		(void)madvise((uint8_t *)p->map + p->dropped,
@@ -870,6 +889,32 @@ pcln_perf_open_fd(int fd, unsigned flags, pcln_err *err)
 			pthread_cond_init(&p->ra->cv, NULL);
 		}
 	}
+	return p;
+}
+
+pcln_perf *
+pcln_perf_open_twin(pcln_perf *first, unsigned flags, pcln_err *err)
+{
+	pcln_perf *p;
+
+	pclni_clearerr(err);
+	if (first == NULL || first->fd < 0 || first->map == NULL ||
+	    first->twin_of != NULL || first->info.pipe) {
+		pclni_seterr(err, PCLN_EINVAL, -1, "perf.data: a twin is of a "
+		    "handle of pcln_perf_open_fd on a file (not a twin)");
+		return NULL;
+	}
+	if ((p = pcln_perf_open(first->map, first->maplen, flags &
+	    PCLN_PERF_ORDERED, err)) == NULL)
+		return NULL;
+	p->map = first->map;
+	p->maplen = first->maplen;
+	p->twin_of = first;
+	p->fd = first->fd;
+	p->chunk_size = first->chunk_size;
+	p->readmode = (flags & PCLN_PERF_MAPREAD) ? PCLNI_PERF_READ_PROBE :
+	    PCLNI_PERF_READ_COPY;
+	first->has_twin = 1;
 	return p;
 }
 

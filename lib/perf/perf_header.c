@@ -779,7 +779,7 @@ pcln_perf_close(pcln_perf *p)
 	free(p->cmdline);
 	free(p->order);
 	pclni_perf_free_chunks(p);
-	if (p->map != NULL)
+	if (p->map != NULL && p->twin_of == NULL)
 		munmap(p->map, p->maplen);
 	free(p);
 }

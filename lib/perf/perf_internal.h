@@ -157,6 +157,11 @@ struct pcln_perf {
 	uint64_t probe_map, probe_copy;
 	uint64_t dropped;		/* MAPREAD: the mapping's entries
 					 * before this file offset dropped */
+	/* pcln_perf_open_twin: TWIN_OF's mapping is this handle's (MAP not
+	 * its own: not unmapped, nor dropped from here); HAS_TWIN: another
+	 * handle reads in this one's mapping (it drops later). */
+	const struct pcln_perf *twin_of;
+	int has_twin;
 	struct perf_ra *ra;		/* PCLN_PERF_READAHEAD's reader
 					 * thread (perf_file.c), or NULL */
 };
