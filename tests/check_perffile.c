@@ -608,6 +608,84 @@ START_TEST(test_share)
 }
 END_TEST
 
+/* A twin (pcln_perf_open_twin) reads in its first handle's mapping: the
+ * records of a handle alone, shared in blocks with the first, walked
+ * one after the other and in turn; no twin of a twin, nor of a handle
+ * on a buffer. */
+START_TEST(test_twin)
+{
+	uint64_t damaged, got[2][512];
+	size_t len, nall, n[2], k, i;
+	uint8_t *file = make(&len, 0, &damaged);
+	int fd = memfile(file, len), r[2], turn;
+	pcln_perf_event ev;
+	pcln_perf *q[2], *b;
+	pcln_err err;
+
+	q[0] = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED, &err);
+	ck_assert_msg(q[0] != NULL, "%s", err.msg);
+	for (nall = 0; pcln_perf_next(q[0], &ev, &err) == 1;)
+		nall++;
+	pcln_perf_close(q[0]);
+	for (turn = 0; turn < 2; turn++) {
+		q[0] = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED |
+		    PCLN_PERF_MAPREAD, &err);
+		ck_assert_msg(q[0] != NULL, "%s", err.msg);
+		pclni_perf_set_chunk(q[0], PCLNI_PERF_CHUNK_MIN);
+		q[1] = pcln_perf_open_twin(q[0], PCLN_PERF_ORDERED |
+		    PCLN_PERF_MAPREAD, &err);
+		ck_assert_msg(q[1] != NULL, "%s", err.msg);
+		pclni_perf_set_chunk(q[1], PCLNI_PERF_CHUNK_MIN);
+		ck_assert_ptr_null(pcln_perf_open_twin(q[1], 0, &err));
+		ck_assert_int_eq(err.code, PCLN_EINVAL);
+		for (i = 0; i < 2; i++) {
+			ck_assert_int_eq(pcln_perf_share(q[i], (unsigned)i, 2,
+			    7), 0);
+			n[i] = 0;
+			r[i] = 1;
+		}
+		/* One after the other, or a record of each in turn. */
+		while (r[0] == 1 || r[1] == 1)
+			for (i = 0; i < 2; i++) {
+				if (r[i] != 1 || (turn == 0 && i == 1 &&
+				    r[0] == 1))
+					continue;
+				if ((r[i] = pcln_perf_next(q[i], &ev, &err)) ==
+				    1 && ev.type == PCLN_PERF_RECORD_SAMPLE)
+					got[i][n[i]++] = ev.offset;
+			}
+		ck_assert_int_eq(r[0], 0);
+		ck_assert_int_eq(r[1], 0);
+		pcln_perf_close(q[1]);
+		pcln_perf_close(q[0]);
+		/* Together the samples of the handle alone. */
+		{
+			size_t at[2] = { 0, 0 }, ns = 0;
+
+			q[0] = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED, &err);
+			for (k = 0; pcln_perf_next(q[0], &ev, &err) == 1;) {
+				if (ev.type != PCLN_PERF_RECORD_SAMPLE)
+					continue;
+				i = ns++ / 7 % 2;
+				ck_assert_uint_lt(at[i], n[i]);
+				ck_assert_uint_eq(got[i][at[i]++], ev.offset);
+				k++;
+			}
+			pcln_perf_close(q[0]);
+			ck_assert_uint_eq(k, n[0] + n[1]);
+			ck_assert_uint_gt(k, 100);
+		}
+	}
+	ck_assert_uint_gt(nall, 100);
+	b = pcln_perf_open(file, len, PCLN_PERF_ORDERED, &err);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_ptr_null(pcln_perf_open_twin(b, 0, &err));
+	pcln_perf_close(b);
+	close(fd);
+	free(file);
+}
+END_TEST
+
 /* The walk stops early: the close stops the reader thread and frees its
  * chunks (LeakSanitizer, in the sanitized suite, sees what it leaves). */
 START_TEST(test_close_early)
@@ -732,6 +810,7 @@ main(void)
 	tcase_add_test(te, test_not_regular);
 	tcase_add_test(te, test_close_early);
 	tcase_add_test(tc, test_share);
+	tcase_add_test(tc, test_twin);
 	tcase_add_test(te, test_spin_cpus);
 #ifdef HAVE_LIBZSTD
 	tcase_add_test(tc, test_zstd);

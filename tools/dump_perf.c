@@ -2093,8 +2093,10 @@ two_threads(const struct perf_cmd *c, int infd)
 	const pcln_perf_info *info = pcln_perf_get_info(c->p);
 	cpu_set_t cpus;
 
+	/* (a pipe's stream saved in a file is read from its mapping
+	 * whole, with no chunks a twin could share) */
 	if ((t != NULL && strcmp(t, "1") == 0) || infd < 0 || c->folded ||
-	    c->svg != NULL)
+	    c->svg != NULL || info->pipe)
 		return 0;
 	if (!(t != NULL && strcmp(t, "2") == 0) &&
 	    info->data_end - info->data_offset < PAR_MIN_DATA)
