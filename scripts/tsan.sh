@@ -52,3 +52,61 @@ if ! CK_FORK=no $run _build-tsan/check_perffile; then
 	exit 1
 fi
 echo "tsan.sh: check_perffile passed under ThreadSanitizer"
+# pclndump perf's two threads (tools/dump_perf.c: two handles sharing the
+# samples, pcln_perf_share and pcln_perf_open_twin, the tables found once
+# for both, each block's text written out in turn) on a profile recorded
+# here with perf record --call-graph dwarf: pclndump built whole under
+# ThreadSanitizer in _build-tsan/tree (configure, the tools only), run
+# with PCLN_PERF_THREADS=2; its text must be the one thread's.
+if ! command -v perf >/dev/null 2>&1; then
+	echo "tsan.sh: no perf: pclndump perf's threads not checked" >&2
+	exit 1
+fi
+mkdir -p _build-tsan/tree
+(cd _build-tsan/tree && { [ -f Makefile ] || "$top/configure" -q \
+    CC="$CC" CFLAGS="-fsanitize=thread -O1 -g" \
+    LDFLAGS="-fsanitize=thread" --disable-shared; } &&
+    make -j"$(nproc)" tools/pclndump >make.log 2>&1) || {
+	tail -n 20 _build-tsan/tree/make.log >&2 2>/dev/null
+	echo "tsan.sh: cannot build pclndump under ThreadSanitizer" >&2
+	exit 1
+}
+w=$top/_build-tsan/perf
+rm -rf "$w"
+mkdir -p "$w"
+${CC_HOST:-cc} -O2 -g -o "$w/prog" "$top/tests/perf/prog.c" \
+    "$top/tests/perf/work.c"
+# (-N: nothing into the build-id cache under $HOME)
+if ! perf record -q -N -e cpu-clock -F 4000 --call-graph dwarf \
+    -o "$w/p.data" "$w/prog" 300 >"$w/record.log" 2>&1; then
+	if grep -q 'perf_event_open\|Permission\|not supported' \
+	    "$w/record.log"; then
+		echo "tsan.sh: SKIP pclndump perf's threads: the kernel" \
+		    "refuses perf record: $(tail -n 1 "$w/record.log")"
+		exit 0
+	fi
+	cat "$w/record.log" >&2
+	echo "tsan.sh: perf record failed" >&2
+	exit 1
+fi
+XDG_CACHE_HOME=$w/cache
+export XDG_CACHE_HOME
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 report_thread_leaks=0"
+export TSAN_OPTIONS
+for t in 1 2; do
+	if ! PCLN_PERF_THREADS=$t $run _build-tsan/tree/tools/pclndump perf \
+	    -i "$w/p.data" --stats >"$w/out$t" 2>"$w/err$t"; then
+		tail -n 40 "$w/err$t" >&2
+		echo "tsan.sh: pclndump perf ($t threads) failed under" \
+		    "ThreadSanitizer" >&2
+		exit 1
+	fi
+done
+if ! cmp -s "$w/out1" "$w/out2" || ! grep -q ' samples: ' "$w/err2"; then
+	diff "$w/out1" "$w/out2" | head -n 10 >&2
+	echo "tsan.sh: pclndump perf's text in two threads differs" >&2
+	exit 1
+fi
+echo "tsan.sh: pclndump perf passed in two threads under ThreadSanitizer" \
+    "($(sed -n 's/^pclndump: perf: [0-9]* records, \([0-9]*\) samples.*/\1/p' \
+    "$w/err2") samples)"
