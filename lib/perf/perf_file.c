@@ -107,11 +107,15 @@ map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
 	struct stat st;
 
 	*got = n;
-	/* (a twin's pages are its first handle's, whose reader populates
-	 * them ahead: populated again, both would wait for the page tables'
-	 * lock) */
-	if (p->twin_of != NULL || madvise(start, (size_t)(at + n - start),
-	    MADV_POPULATE_READ) == 0)
+	/* A handle and its twin (pcln_perf_open_twin) read the same chunks
+	 * in one mapping: each populates every other one (by the chunk's
+	 * place in the file, the same for both), and takes the rest as the
+	 * other populated it, or as page faults where it got there first.
+	 * (Both populating every chunk, each waited for the page tables'
+	 * lock.) */
+	if (((p->twin_of != NULL || p->has_twin) && (off / p->chunk_size) %
+	    2 != (p->twin_of != NULL)) || madvise(start, (size_t)(at + n -
+	    start), MADV_POPULATE_READ) == 0)
 		return 0;
 	if (errno != EFAULT)
 		return -1;
