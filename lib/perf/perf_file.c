@@ -113,9 +113,16 @@ map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
 	 * other populated it, or as page faults where it got there first.
 	 * (Both populating every chunk, each waited for the page tables'
 	 * lock.) */
-	if (((p->twin_of != NULL || p->has_twin) && (off / p->chunk_size) %
-	    2 != (p->twin_of != NULL)) || madvise(start, (size_t)(at + n -
-	    start), MADV_POPULATE_READ) == 0)
+	if ((p->twin_of != NULL || p->has_twin) && (off / p->chunk_size) %
+	    2 != (p->twin_of != NULL)) {
+		/* (not populated here: the file's size says whether it
+		 * shrank, as a failed populate would) */
+		if (fstat(p->fd, &st) == 0 && (uint64_t)st.st_size < off + n)
+			*got = (uint64_t)st.st_size > off ?
+			    (size_t)((uint64_t)st.st_size - off) : 0;
+		return 0;
+	}
+	if (madvise(start, (size_t)(at + n - start), MADV_POPULATE_READ) == 0)
 		return 0;
 	if (errno != EFAULT)
 		return -1;
