@@ -12,7 +12,9 @@
 # from Debian's source by bench/sqlite.sh; skipped, saying why, where it
 # cannot be) running bench/sqlite-work.sql ("sqlite": a real program,
 # deeper stacks, far more distinct pcs).  On each it times, BENCH_RUNS
-# times (median): pclndump perf (perf script's text), pclndump perf
+# times (median): pclndump perf (perf script's text; in two threads on
+# the long profile, data section 64 MiB and more), the same in one
+# thread (PCLN_PERF_THREADS=1), pclndump perf
 # --folded, perf script and perf report --stdio, all writing to
 # /dev/null.  The figures are samples unwound and symbolized per second
 # of wall time (from fork to wait4: bench/timecmd.c) and peak resident
@@ -96,6 +98,7 @@ measure() {
 		esac
 	done <<LIST
 pclndump_perf|$DUMP perf -i $size.data
+pclndump_perf_1thread|env PCLN_PERF_THREADS=1 $DUMP perf -i $size.data
 pclndump_folded|$DUMP perf -i $size.data --folded
 perf_script|perf script -i $size.data
 perf_report|perf report --stdio -i $size.data
@@ -140,8 +143,8 @@ else
 	exit 1
 fi
 # Microseconds a sample beyond the fixed start, each tool, and the ratio.
-for name in pclndump_perf pclndump_folded perf_script perf_report read_floor \
-    map_floor; do
+for name in pclndump_perf pclndump_perf_1thread pclndump_folded perf_script \
+    perf_report read_floor map_floor; do
 	eval "a=\$t_short_$name b=\$t_long_$name"
 	say "perf marginal ${name}_us_per_sample $(awk -v a="$a" -v b="$b" \
 	    -v n="$n_short" -v m="$n_long" 'BEGIN { printf("%.2f",

@@ -744,25 +744,31 @@ pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u)
 #define DROP_UNIT	((uint64_t)2 << 20)
 
 /* With a twin (pcln_perf_open_twin), which reads the same mapping as
- * far as this handle, give or take a little: its records too are kept
- * this far behind, and only this handle drops. */
+ * far as this handle, give or take a little: the pages are kept this
+ * far behind, for the other's records, and each of the two drops every
+ * other region. */
 #define DROP_TWIN	((uint64_t)32 << 20)
 
 static void
 drop_mapped(pcln_perf *p, const struct perf_chunk *c)
 {
-	uint64_t lag = p->has_twin ? DROP_TWIN : DROP_UNIT;
+	int twins = p->has_twin || p->twin_of != NULL;
+	uint64_t lag = twins ? DROP_TWIN : DROP_UNIT;
 	uint64_t upto = c->file_off > lag ? (c->file_off - lag) &
-	    ~(DROP_UNIT - 1) : 0;
+	    ~(DROP_UNIT - 1) : 0, u;
 
-	if (p->twin_of != NULL)
+	if (upto <= p->dropped)
 		return;
-
-	if (upto > p->dropped) {
+	if (!twins)
 		(void)madvise((uint8_t *)p->map + p->dropped,
 		    (size_t)(upto - p->dropped), MADV_DONTNEED);
-		p->dropped = upto;
-	}
+	else
+		/* (each twin every other region, as they populate) */
+		for (u = p->dropped; u < upto; u += DROP_UNIT)
+			if ((u / DROP_UNIT) % 2 == (p->twin_of != NULL))
+				(void)madvise((uint8_t *)p->map + u,
+				    (size_t)DROP_UNIT, MADV_DONTNEED);
+	p->dropped = upto;
 }
 
 /* Give back a chunk's buffer. */
