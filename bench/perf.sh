@@ -77,7 +77,11 @@ measure() {
 	base= basec=
 	while IFS='|' read -r name cmd; do
 		# shellcheck disable=SC2086
-		r=$(timed $cmd)
+		case $name in
+		*_1thread) r=$(PCLN_PERF_THREADS=1; export PCLN_PERF_THREADS
+			timed $cmd) ;;
+		*) r=$(timed $cmd) ;;
+		esac
 		t=$(echo "$r" | cut -d' ' -f1)
 		cpu=$(echo "$r" | cut -d' ' -f2)
 		kb=$(echo "$r" | cut -d' ' -f3)
@@ -98,7 +102,7 @@ measure() {
 		esac
 	done <<LIST
 pclndump_perf|$DUMP perf -i $size.data
-pclndump_perf_1thread|env PCLN_PERF_THREADS=1 $DUMP perf -i $size.data
+pclndump_perf_1thread|$DUMP perf -i $size.data
 pclndump_folded|$DUMP perf -i $size.data --folded
 perf_script|perf script -i $size.data
 perf_report|perf report --stdio -i $size.data
