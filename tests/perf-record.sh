@@ -297,6 +297,19 @@ if [ -f c.data ]; then
 	    'msort_with_tmp' 'cmp_u32'; do
 		grep -q "$f" c.folded || fail "--folded: no stack with $f"
 	done
+	# Two threads (each its own flame graph, merged at the end): the
+	# same stacks, the same flame graph, file:line and all.
+	ncase=$((ncase + 1))
+	for t in 1 2; do
+		PCLN_PERF_THREADS=$t "$D" perf -i c.data --folded \
+		    >"c$t.folded" 2>/dev/null &&
+		    PCLN_PERF_THREADS=$t "$D" perf -i c.data --svg "c$t.svg" \
+		    --title t 2>/dev/null ||
+			fail "--folded/--svg, $t thread(s): exit $?"
+	done
+	cmp -s c1.folded c2.folded && cmp -s c1.svg c2.svg &&
+	    [ -s c2.svg ] || fail "--folded/--svg: two threads differ from \
+	    one: $(diff c1.folded c2.folded | head -n 4)"
 fi
 
 # Kernel symbols: the first run keeps /proc/kallsyms sorted in the

@@ -33,6 +33,8 @@ struct node {
 	uint64_t total, self;
 	const char *file;		/* first seen */
 	int32_t lmin, lmax;		/* lines seen in FILE */
+	uint64_t fseq;			/* the stack that set FILE (its
+					 * SEQ, flame_seq) */
 };
 
 #define PCACHE	4096
@@ -51,6 +53,7 @@ struct flame {
 	const char **names;
 	uint32_t *nameht;		/* name index + 1 per slot */
 	size_t nnames, capnames, namehtcap;
+	uint64_t seq;			/* the next stack's (flame_seq) */
 };
 
 static uint64_t
@@ -116,6 +119,58 @@ uint64_t
 flame_total(const flame *f)
 {
 	return f->n[0].total;
+}
+
+void
+flame_seq(flame *f, uint64_t seq)
+{
+	f->seq = seq;
+}
+
+static int intern(flame *f, const char *s, uint32_t *id);
+static uint32_t child(flame *f, uint32_t parent, uint32_t name,
+    unsigned kind);
+
+/* SRC's node I and what is under it added under DST's node D. */
+static int
+merge_node(flame *dst, uint32_t d, const flame *src, uint32_t i)
+{
+	const struct node *y = &src->n[i];
+	uint32_t c, id;
+	struct node *x;
+
+	x = &dst->n[d];
+	x->total += y->total;
+	x->self += y->self;
+	if (y->file != NULL) {
+		if (x->file == NULL || (y->fseq < x->fseq &&
+		    strcmp(x->file, y->file) != 0)) {
+			x->file = y->file;
+			x->lmin = y->lmin;
+			x->lmax = y->lmax;
+			x->fseq = y->fseq;
+		} else if (x->file == y->file || strcmp(x->file, y->file) ==
+		    0) {
+			x->lmin = y->lmin < x->lmin ? y->lmin : x->lmin;
+			x->lmax = y->lmax > x->lmax ? y->lmax : x->lmax;
+			x->fseq = y->fseq < x->fseq ? y->fseq : x->fseq;
+		}
+	}
+	for (c = y->child; c != 0; c = src->n[c].sibling) {
+		uint32_t k;
+
+		if (intern(dst, src->names[src->n[c].name], &id) < 0 ||
+		    (k = child(dst, d, id, src->n[c].kind)) == 0 ||
+		    merge_node(dst, k, src, c) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+flame_merge(flame *dst, const flame *src)
+{
+	return merge_node(dst, 0, src, 0);
 }
 
 static int intern_str(flame *f, const char *s, uint32_t *id);
@@ -268,6 +323,7 @@ flame_add(flame *f, const struct oframe *frames, size_t n, uint64_t count)
 			if (x->file == NULL) {
 				x->file = frames[i].file;
 				x->lmin = x->lmax = frames[i].line;
+				x->fseq = f->seq;
 			} else if (x->file == frames[i].file ||
 			    strcmp(x->file, frames[i].file) == 0) {
 				if (frames[i].line < x->lmin)

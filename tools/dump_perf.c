@@ -1453,6 +1453,9 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 		rev[n++].line = 0;
 		for (i = top; i > 0; i--)
 			rev[n++] = c->of[i - 1];
+		/* (the sample's place in the profile: two threads' graphs
+		 * merge as one thread's) */
+		flame_seq(c->fl, pcln_perf_samples_met(c->p));
 		if (flame_add(c->fl, rev, n, 1) < 0) {
 			dump_error("perf: out of memory");
 			return DUMP_EXIT_IO;
@@ -1855,8 +1858,10 @@ cmd_free(struct perf_cmd *c)
  * text in its own buffer and writes it out when the other wrote the
  * block before (struct par's TURN), so the text is the one thread's,
  * byte for byte.  The tables are found once for both (shared_table),
- * the kernel's symbols read once.  Text only: a flame graph's stacks
- * go to one graph (one thread), as does a pipe's stream. */
+ * the kernel's symbols read once.  With --folded or --svg each thread
+ * makes a flame graph of its own, merged into the first's at the end
+ * (flame_merge: a frame's file is the earliest sample's, as one
+ * thread's graph has it).  A pipe's stream: one thread. */
 #define PAR_BLOCK	128
 
 struct two {
@@ -2095,8 +2100,7 @@ two_threads(const struct perf_cmd *c, int infd)
 
 	/* (a pipe's stream saved in a file is read from its mapping
 	 * whole, with no chunks a twin could share) */
-	if ((t != NULL && strcmp(t, "1") == 0) || infd < 0 || c->folded ||
-	    c->svg != NULL || info->pipe)
+	if ((t != NULL && strcmp(t, "1") == 0) || infd < 0 || info->pipe)
 		return 0;
 	if (!(t != NULL && strcmp(t, "2") == 0) &&
 	    info->data_end - info->data_offset < PAR_MIN_DATA)
@@ -2185,6 +2189,13 @@ start_two(struct perf_cmd *c, int infd, struct two *tw)
 	c2->no_kernel = c->no_kernel;
 	c2->no_demangle = c->no_demangle;
 	c2->out = c->out;
+	c2->folded = c->folded;
+	c2->svg = c->svg;
+	/* (a flame graph of its own, merged into the first's at the end) */
+	if (c->fl != NULL && (c2->fl = flame_new()) == NULL) {
+		dump_error("perf: out of memory");
+		return DUMP_EXIT_IO;
+	}
 	c2->par = pa;
 	c2->part = 1;
 	c2->blockno = 1;
@@ -2234,6 +2245,8 @@ start_two(struct perf_cmd *c, int infd, struct two *tw)
 		/* One thread after all: every sample its. */
 		(void)pcln_perf_share(c->p, 0, 1, 1);
 		c->par = NULL;
+		if (c2->fl != NULL)
+			flame_free(c2->fl);
 		free_walk(c2);
 		cmd_free(c2);
 		tw->c2 = NULL;
@@ -2260,6 +2273,11 @@ end_two(struct perf_cmd *c, struct two *tw, int rc)
 		pthread_join(tw->thread, NULL);
 	tw->started = 0;
 	stats_add_other(&c->st, &c2->st, &tw->w);
+	if (c->fl != NULL && c2->fl != NULL && tw->rc == 0 && rc == 0 &&
+	    flame_merge(c->fl, c2->fl) < 0) {
+		dump_error("perf: out of memory");
+		return DUMP_EXIT_IO;
+	}
 	c->fb.bad |= c2->fb.bad;
 	if (c->werr == 0)
 		c->werr = c2->werr;
@@ -2276,6 +2294,8 @@ free_two(struct two *tw)
 		pthread_join(tw->thread, NULL);
 	tw->started = 0;
 	if (tw->c2 != NULL) {
+		if (tw->c2->fl != NULL)
+			flame_free(tw->c2->fl);
 		free_walk(tw->c2);
 		cmd_free(tw->c2);
 		tw->c2 = NULL;

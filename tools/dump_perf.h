@@ -108,5 +108,12 @@ int flame_write_folded(const flame *f, FILE *out);
 int flame_write_svg(const flame *f, FILE *out, const char *title,
     const char *subtitle);
 uint64_t flame_total(const flame *f);
+/* The stacks added from now on are the SEQ-th (a sample's place in the
+ * profile): a frame's file is the first stack's that had one. */
+void flame_seq(flame *f, uint64_t seq);
+/* SRC's stacks added to DST (SRC's names and files must live as long
+ * as DST): as if DST had been given them, with their SEQs.  0 or -1 (no
+ * memory). */
+int flame_merge(flame *dst, const flame *src);
 
 #endif /* PCLN_DUMP_PERF_H */
