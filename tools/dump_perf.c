@@ -2027,16 +2027,27 @@ walk_records(struct perf_cmd *c, struct stats *w, pcln_err *err, int *rp)
 	return rc;
 }
 
+/* RECS records (SAMPLES of them samples) and BAD damaged ones (BADS of
+ * them samples; the first said in FIRSTBAD) added to ST: the first
+ * damaged record's message is kept. */
+static void
+add_recs(struct stats *st, uint64_t recs, uint64_t samples, uint64_t bad,
+    uint64_t bads, const char *firstbad)
+{
+	st->records += recs;
+	st->sample_recs += samples;
+	if (st->bad == 0 && bad != 0)
+		memcpy(st->firstbad, firstbad, sizeof st->firstbad);
+	st->bad += bad;
+	st->bad_samples += bads;
+}
+
 /* W's counts of records added to ST's. */
 static void
 stats_add(struct stats *st, const struct stats *w)
 {
-	st->records += w->records;
-	st->sample_recs += w->sample_recs;
-	if (st->bad == 0 && w->bad != 0)
-		memcpy(st->firstbad, w->firstbad, sizeof st->firstbad);
-	st->bad += w->bad;
-	st->bad_samples += w->bad_samples;
+	add_recs(st, w->records, w->sample_recs, w->bad, w->bad_samples,
+	    w->firstbad);
 	st->comms += w->comms;
 	st->forks += w->forks;
 	st->exits += w->exits;
@@ -2075,12 +2086,9 @@ stats_add_other(struct stats *st, const struct stats *s,
 	st->frames_inline += s->frames_inline;
 	st->frames_total += s->frames_total;
 	st->truncated_stack += s->truncated_stack;
-	st->records += w->sample_recs;
-	st->sample_recs += w->sample_recs;
-	if (st->bad == 0 && w->bad_samples != 0)
-		memcpy(st->firstbad, w->firstbad, sizeof st->firstbad);
-	st->bad += w->bad_samples;
-	st->bad_samples += w->bad_samples;
+	/* (its records that are not samples are the first thread's too) */
+	add_recs(st, w->sample_recs, w->sample_recs, w->bad_samples,
+	    w->bad_samples, w->firstbad);
 }
 
 /* Two threads: where the process may run on two CPUs, for text from a
