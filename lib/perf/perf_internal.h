@@ -127,6 +127,8 @@ struct pcln_perf {
 	 * SHARE_N, ... of SHARE_BLOCK samples go out (SHARE_N 0: all);
 	 * NSAMPLES counts the samples met. */
 	unsigned share_part, share_n, share_block;
+	unsigned share_shift;		/* log2 of a power-of-two block of
+					 * two parts, else 0 */
 	uint64_t nsamples;
 	uint64_t done_chunk;		/* 1 + the id of the chunk whose last
 					 * record went out, or 0 */
