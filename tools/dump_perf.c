@@ -32,6 +32,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "dump.h"
@@ -129,6 +130,17 @@ struct perf_cmd {
 					 * entries' texts (OB_SLICE), while
 					 * it lasts */
 	struct obuf fb;
+	/* The text to write is FB's and the memos' (ob_ref): PIECES, in
+	 * order (NPIECES of CAPPIECES), the last of FB's from FBMARK; REFS
+	 * bytes of it the memos'.  A memo's text written in this round
+	 * (its USED is EPOCH) is not changed until it is written: its
+	 * place is let go (DEAD, freed then) and another taken. */
+	struct opiece { const char *p; size_t off, len; } *pieces;
+	size_t npieces, cappieces, fbmark, refs;
+	uint64_t epoch;
+	void **dead;
+	size_t ndead, capdead;
+	int norefs;			/* text made to be kept: copied */
 	/* The last sample header's parts (sample_header) */
 	struct obuf hd_pre, hd_post;
 	uint32_t hd_tid;
@@ -144,7 +156,12 @@ struct perf_cmd {
 		size_t tlen;
 	} kmemo[NKMEMO];
 	uint64_t kused[NKMEMO / 64];	/* the slots with a text to free */
-	struct stackmemo *stacks;	/* NSTACKS, or NULL (user_frames) */
+	struct stackmemo *stacks;	/* STACKMASK + 1, or NULL
+					 * (user_frames) */
+	/* The memos' slots less one: NSYMS - 1 and NSTACKS - 1, or with
+	 * PCLN_PERF_SMALL_MEMO (tests) a few, which then change texts
+	 * that go out in the round they are changed in (ob_ref) */
+	size_t symmask, stackmask;
 	/* Two threads (struct par), each with a command of its own: PAR,
 	 * its share PART; the block of samples it makes now (BLOCKNO) and
 	 * its samples made in it (INBLOCK). */
@@ -180,6 +197,7 @@ struct symo {
 	const char *object;
 	struct obuf text;
 	int textok;
+	uint64_t used;			/* the round it was written in */
 };
 
 static void
@@ -713,6 +731,70 @@ format_frame(struct perf_cmd *c, struct obuf *o, size_t i)
 	ob_str(o, ")\n");
 }
 
+/* --- pieces of text ------------------------------------------------- */
+
+/* A memo's text as long as this is written from where the memo keeps it
+ * (writev), not copied into C->fb: a sample's callers as text are some
+ * 4 KB in bench/perf.sh's profiles, and the copies were an eighth of
+ * pclndump's time.  Shorter ones are copied (a piece costs a write's
+ * iovec). */
+#define REF_MIN		256
+
+/* The round the text made now goes out in: a memo's text written in it
+ * has its USED set to this. */
+#define ROUND(c)	((c)->epoch + 1)
+
+/* A memo lets go of BUF, a text of this round: freed once the round is
+ * out.  (For want of memory it is not freed at all.) */
+static void
+let_go(struct perf_cmd *c, void *buf)
+{
+	if (c->ndead == c->capdead) {
+		size_t cap = c->capdead ? 2 * c->capdead : 64;
+		void **v = realloc(c->dead, cap * sizeof *v);
+
+		if (v == NULL)
+			return;
+		c->dead = v;
+		c->capdead = cap;
+	}
+	c->dead[c->ndead++] = buf;
+}
+
+/* N bytes of a memo's text at P go out next: as a piece of their own
+ * (1: the memo keeps them as they are until the round is out), or
+ * copied into C->fb (0). */
+static int
+ob_ref(struct perf_cmd *c, const char *p, size_t n)
+{
+	if (n < REF_MIN || c->norefs || c->oneline || c->fb.bad) {
+		ob_mem(&c->fb, p, n);
+		return 0;
+	}
+	if (c->npieces + 2 > c->cappieces) {
+		size_t cap = c->cappieces ? 2 * c->cappieces : 1024;
+		struct opiece *v = realloc(c->pieces, cap * sizeof *v);
+
+		if (v == NULL) {
+			ob_mem(&c->fb, p, n);
+			return 0;
+		}
+		c->pieces = v;
+		c->cappieces = cap;
+	}
+	if (c->fb.len > c->fbmark) {
+		c->pieces[c->npieces].p = NULL;
+		c->pieces[c->npieces].off = c->fbmark;
+		c->pieces[c->npieces++].len = c->fb.len - c->fbmark;
+	}
+	c->pieces[c->npieces].p = p;
+	c->pieces[c->npieces].off = 0;
+	c->pieces[c->npieces++].len = n;
+	c->fbmark = c->fb.len;
+	c->refs += n;
+	return 1;
+}
+
 /* Room for N bytes of text in the memo's entry S (its text emptied):
  * what it has if that is enough, else a piece of the rest of the
  * memo's huge region, else malloc's.  0, or -1 for want of memory.  A
@@ -725,6 +807,16 @@ symo_text_room(struct perf_cmd *c, struct symo *s, size_t n)
 	size_t r = (n + 63) & ~(size_t)63;
 	char *b;
 
+	/* (a text that goes out in this round is let go: a slice of the
+	 * region lives as long as the region) */
+	if (s->used == ROUND(c) && s->text.b != NULL) {
+		if (s->text.huge != OB_SLICE)
+			let_go(c, s->text.b);
+		s->text.b = NULL;
+		s->text.cap = 0;
+		s->text.huge = 0;
+	}
+	s->used = 0;
 	s->text.len = 0;
 	if (n <= s->text.cap)
 		return 0;
@@ -756,7 +848,8 @@ frame_text(struct perf_cmd *c, struct symo *s, const pcln_perf_frame *fr,
 
 	if (s != NULL && s->textok && s->rpc == fr->lookup &&
 	    s->object == fr->object) {
-		ob_mem(&c->fb, s->text.b, s->text.len);
+		if (ob_ref(c, s->text.b, s->text.len))
+			s->used = ROUND(c);
 		return;
 	}
 	for (k = first; k < c->nof; k++)
@@ -948,7 +1041,7 @@ static struct symo *
 symo_slot(struct perf_cmd *c, uint64_t link, const pclnrt_table *t)
 {
 	size_t k = ((link ^ (uintptr_t)t >> 4) *
-	    UINT64_C(0x9e3779b97f4a7c15)) >> 32 & (NSYMS - 1);
+	    UINT64_C(0x9e3779b97f4a7c15)) >> 32 & c->symmask;
 
 	if (c->symidx[k] == 0) {
 		if (c->nsymo == c->capsymo) {
@@ -1006,7 +1099,8 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 			    s->pc == link && s->textok &&
 			    s->rpc == fr->lookup && s->object == fr->object &&
 			    c->nof + s->n + 1 <= MAX_OUT) {
-				ob_mem(&c->fb, s->text.b, s->text.len);
+				if (ob_ref(c, s->text.b, s->text.len))
+					s->used = ROUND(c);
 				c->nof += s->n + 1;
 				c->st.frames_inline += s->n;
 				return;
@@ -1096,6 +1190,7 @@ struct stackmemo {
 	uint64_t where[6], inl, jit;	/* what they add to C->st */
 	struct stackkey *key;		/* N, then the text */
 	size_t textlen, cap;		/* bytes at KEY */
+	uint64_t used;			/* the round it was written in */
 };
 
 static uint64_t
@@ -1144,14 +1239,15 @@ user_frames(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr,
 		n--;
 	}
 	if (c->fl == NULL && n > 0 && c->stacks == NULL)
-		c->stacks = calloc(NSTACKS, sizeof *c->stacks);
+		c->stacks = calloc(c->stackmask + 1, sizeof *c->stacks);
 	if (c->fl == NULL && n > 0 && c->stacks != NULL) {
 		h = stack_hash(pid, fr, n);
-		m = &c->stacks[h & (NSTACKS - 1)];
+		m = &c->stacks[h & c->stackmask];
 		if (stack_same(m, pid, fr, n, h) &&
 		    c->nof + m->nof < MAX_OUT) {
-			ob_mem(&c->fb, (const char *)(m->key + n),
-			    m->textlen);
+			if (ob_ref(c, (const char *)(m->key + n),
+			    m->textlen))
+				m->used = ROUND(c);
 			c->nof += m->nof;
 			for (i = 0; i < 6; i++)
 				c->st.frames_where[i] += m->where[i];
@@ -1165,12 +1261,21 @@ user_frames(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr,
 	memcpy(where, c->st.frames_where, sizeof where);
 	inl = c->st.frames_inline;
 	jit = c->st.frames_jit;
+	/* (the text to keep made in C->fb, whole) */
+	c->norefs += m != NULL;
 	for (i = 0; i < n; i++)
 		user_frame(c, pid, &fr[i]);
+	c->norefs -= m != NULL;
 	/* Kept, where the text is whole (not cut at MAX_OUT, or for want
 	 * of memory). */
 	if (m == NULL || c->nof >= MAX_OUT || c->fb.bad)
 		return;
+	if (m->used == ROUND(c) && m->key != NULL) {
+		let_go(c, m->key);
+		m->key = NULL;
+		m->cap = 0;
+	}
+	m->used = 0;
 	len = n * sizeof *m->key + (c->fb.len - at);
 	if (len > m->cap) {
 		struct stackkey *k = realloc(m->key, len);
@@ -1295,33 +1400,73 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 	ob_mem(&c->fb, c->hd_post.b, c->hd_post.len);
 }
 
-/* The text made so far to the output, in chunks of OUT_CHUNK or more
- * (written straight, not copied into stdio's buffer), or all of it
- * (ALL).  -1 if some of it was cut for want of memory. */
-#define OUT_CHUNK	((size_t)1 << 18)
-static int
-flush_text(struct perf_cmd *c, int all)
+/* IOV of N pieces to the output (what a write error leaves: C->werr). */
+static void
+write_pieces(struct perf_cmd *c, struct iovec *iov, int n)
 {
-	const char *b = c->fb.b;
-	size_t n = c->fb.len;
 	ssize_t w;
 
-	if (n < OUT_CHUNK && !(all && n > 0))
-		return c->fb.bad ? -1 : 0;
-	c->fb.len = 0;
-	/* Past stdio: fwrite would copy the first part into its buffer
-	 * (what a write error leaves is kept in C->werr). */
-	if (c->werr == 0 && fflush(c->out) != 0)
-		c->werr = errno != 0 ? errno : EIO;
 	while (c->werr == 0 && n > 0) {
-		if ((w = write(fileno(c->out), b, n)) < 0) {
+		if ((w = writev(fileno(c->out), iov, n)) < 0) {
 			if (errno != EINTR)
 				c->werr = errno;
 			continue;
 		}
-		b += w;
-		n -= (size_t)w;
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
+}
+
+/* The text made so far to the output (C->fb's and the memos' pieces,
+ * ob_ref), in rounds of OUT_CHUNK bytes or more (written straight, not
+ * copied into stdio's buffer), or all of it (ALL).  The memos' texts
+ * let go in the round are freed.  -1 if some of it was cut for want of
+ * memory. */
+#define OUT_CHUNK	((size_t)1 << 18)
+#define OUT_IOV		256
+static int
+flush_text(struct perf_cmd *c, int all)
+{
+	struct iovec iov[OUT_IOV];
+	size_t i;
+	int n = 0;
+
+	if (c->fb.len + c->refs < OUT_CHUNK && !(all && c->fb.len +
+	    c->refs > 0))
+		return c->fb.bad ? -1 : 0;
+	if (c->werr == 0 && fflush(c->out) != 0)
+		c->werr = errno != 0 ? errno : EIO;
+	/* The pieces, then the rest of C->fb. */
+	for (i = 0; i <= c->npieces; i++) {
+		const struct opiece *pc = &c->pieces[i];
+
+		if (i == c->npieces && c->fb.len == c->fbmark)
+			break;
+		if (n == OUT_IOV) {
+			write_pieces(c, iov, n);
+			n = 0;
+		}
+		if (i == c->npieces) {
+			iov[n].iov_base = c->fb.b + c->fbmark;
+			iov[n++].iov_len = c->fb.len - c->fbmark;
+		} else {
+			iov[n].iov_base = pc->p != NULL ? (char *)(uintptr_t)
+			    pc->p : c->fb.b + pc->off;
+			iov[n++].iov_len = pc->len;
+		}
+	}
+	write_pieces(c, iov, n);
+	c->fb.len = c->fbmark = 0;
+	c->npieces = 0;
+	c->refs = 0;
+	c->epoch++;
+	for (i = 0; i < c->ndead; i++)
+		free(c->dead[i]);
+	c->ndead = 0;
 	return c->fb.bad ? -1 : 0;
 }
 
@@ -1780,8 +1925,15 @@ cmd_new(void)
 	size_t len;
 	struct perf_cmd *c = pcln_huge_alloc(sizeof *c, &len);
 
-	if (c != NULL)
-		c->selflen = len;
+	if (c == NULL)
+		return NULL;
+	c->selflen = len;
+	c->symmask = NSYMS - 1;
+	c->stackmask = NSTACKS - 1;
+	if (getenv("PCLN_PERF_SMALL_MEMO") != NULL) {
+		c->symmask = 7;
+		c->stackmask = 3;
+	}
 	return c;
 }
 
@@ -2133,7 +2285,7 @@ free_walk(struct perf_cmd *c)
 		if (c->kused[i / 64] >> i % 64 & 1)
 			free(c->kmemo[i].text);
 	if (c->stacks != NULL)
-		for (i = 0; i < NSTACKS; i++)
+		for (i = 0; i <= c->stackmask; i++)
 			free(c->stacks[i].key);
 	free(c->stacks);
 	for (i = 0; i < c->capdem; i++)
@@ -2149,6 +2301,10 @@ free_walk(struct perf_cmd *c)
 		free(c->syms);
 	free(c->evnames);
 	dump_trace_close(c->trace);
+	for (i = 0; i < c->ndead; i++)
+		free(c->dead[i]);
+	free(c->dead);
+	free(c->pieces);
 	ob_free(&c->fb);
 	free(c->hd_pre.b);
 	free(c->hd_post.b);
