@@ -329,7 +329,8 @@ int pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
  * regular file, before or after its first record), reading in FIRST's
  * mapping: with PCLN_PERF_MAPREAD, the pages either handle asked for
  * are there for both, where two handles of pcln_perf_open_fd would
- * populate (and drop) the same pages twice.  FLAGS: PCLN_PERF_ORDERED,
+ * populate (and drop) the same pages twice; each chunk is populated by
+ * the handle that gets to it first.  FLAGS: PCLN_PERF_ORDERED,
  * PCLN_PERF_MAPREAD (read in the mapping unless FIRST found copying
  * faster); no reader thread (FIRST's populates ahead).  FIRST drops the
  * mapping's pages behind it (PCLN_PERF_MAPREAD) 32 MiB later than

@@ -68,6 +68,8 @@ struct perf_zs {
 	size_t hint;
 };
 
+#define CLAIM_SHIFT	16
+
 struct pcln_perf {
 	const uint8_t *buf;
 	size_t len;
@@ -164,6 +166,10 @@ struct pcln_perf {
 	 * handle reads in this one's mapping (it drops later). */
 	const struct pcln_perf *twin_of;
 	int has_twin;
+	/* (the first's) a chunk populated, or being populated, by one of
+	 * the two, by its start's 64 KiB (CLAIM_SHIFT); NULL: none */
+	uint8_t *claim;
+	size_t nclaim;
 	struct perf_ra *ra;		/* PCLN_PERF_READAHEAD's reader
 					 * thread (perf_file.c), or NULL */
 };
