@@ -91,6 +91,16 @@ now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* A twin's claim of a chunk (pcln_perf_open_twin): being populated,
+ * populated; the other waits for it this many pauses (some 25 to 50 ns)
+ * at most, where the process may run on two CPUs (on one, the other
+ * could not go on while it waits). */
+#define CLAIM_BUSY	1
+#define CLAIM_DONE	2
+#define CLAIM_SPIN	8192
+
+static inline void cpu_relax(void);
+
 /* The N bytes at OFF in P's mapping: their pages asked for at once
  * (MADV_POPULATE_READ), so that the walk takes no fault in them.  0 and
  * *GOT (fewer than N: the file ends sooner, it shrank since the open);
@@ -105,7 +115,9 @@ map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
 	uint8_t *at = (uint8_t *)p->map + off;
 	uint8_t *start = (uint8_t *)((uintptr_t)at & ~(pg - 1));
 	struct stat st;
-	int mine = 1;
+	uint8_t *claim = NULL;
+	int mine = 1, r;
+	unsigned spin;
 
 	*got = n;
 	/* A handle and its twin (pcln_perf_open_twin) read the same chunks
@@ -121,10 +133,21 @@ map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
 		const pcln_perf *f = p->twin_of != NULL ? p->twin_of : p;
 		size_t k = (size_t)(off >> CLAIM_SHIFT);
 
-		if (f->claim != NULL && k < f->nclaim)
-			mine = __atomic_exchange_n(&f->claim[k], 1,
-			    __ATOMIC_RELAXED) == 0;
-		else	/* (no claims: every other chunk, by its place) */
+		if (f->claim != NULL && k < f->nclaim) {
+			uint8_t none = 0;
+
+			claim = &f->claim[k];
+			mine = __atomic_compare_exchange_n(claim, &none,
+			    CLAIM_BUSY, 0, __ATOMIC_ACQ_REL,
+			    __ATOMIC_ACQUIRE);
+			/* (the other populates it now: its pages are a
+			 * few microseconds away, where a fault each 16
+			 * would cost more) */
+			for (spin = 0; !mine && spin < f->claim_spin &&
+			    __atomic_load_n(claim, __ATOMIC_ACQUIRE) !=
+			    CLAIM_DONE; spin++)
+				cpu_relax();
+		} else	/* (no claims: every other chunk, by its place) */
 			mine = (off / p->chunk_size) % 2 == (p->twin_of !=
 			    NULL);
 	}
@@ -136,7 +159,10 @@ map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
 			    (size_t)((uint64_t)st.st_size - off) : 0;
 		return 0;
 	}
-	if (madvise(start, (size_t)(at + n - start), MADV_POPULATE_READ) == 0)
+	r = madvise(start, (size_t)(at + n - start), MADV_POPULATE_READ);
+	if (claim != NULL && mine)
+		__atomic_store_n(claim, CLAIM_DONE, __ATOMIC_RELEASE);
+	if (r == 0)
 		return 0;
 	if (errno != EFAULT)
 		return -1;
@@ -946,8 +972,12 @@ pcln_perf_open_twin(pcln_perf *first, unsigned flags, pcln_err *err)
 	p->readmode = (flags & PCLN_PERF_MAPREAD) ? PCLNI_PERF_READ_PROBE :
 	    PCLNI_PERF_READ_COPY;
 	if (first->claim == NULL) {
+		cpu_set_t cpus;
+
 		first->nclaim = (first->maplen >> CLAIM_SHIFT) + 1;
 		first->claim = calloc(first->nclaim, 1);
+		first->claim_spin = sched_getaffinity(0, sizeof cpus,
+		    &cpus) == 0 && CPU_COUNT(&cpus) > 1 ? CLAIM_SPIN : 0;
 	}
 	first->has_twin = 1;
 	return p;

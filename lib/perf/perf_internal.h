@@ -166,10 +166,13 @@ struct pcln_perf {
 	 * handle reads in this one's mapping (it drops later). */
 	const struct pcln_perf *twin_of;
 	int has_twin;
-	/* (the first's) a chunk populated, or being populated, by one of
-	 * the two, by its start's 64 KiB (CLAIM_SHIFT); NULL: none */
+	/* (the first's) a chunk being populated, or populated, by one of
+	 * the two (CLAIM_BUSY, CLAIM_DONE in perf_file.c), by its start's
+	 * 64 KiB (CLAIM_SHIFT); NULL: none */
 	uint8_t *claim;
 	size_t nclaim;
+	unsigned claim_spin;		/* the pauses a twin waits for one
+					 * being populated */
 	struct perf_ra *ra;		/* PCLN_PERF_READAHEAD's reader
 					 * thread (perf_file.c), or NULL */
 };
