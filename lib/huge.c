@@ -1,20 +1,28 @@
-/* huge.c -- buffers of some hundreds of KiB in transparent huge pages.
+/* huge.c -- buffers of a few MiB in transparent huge pages, smaller
+ * ones in small pages of their own.
  *
- * A buffer that is written all over soon after it is made (the step
- * cache of a walk, the reader's chunks of a profile) costs a page fault
- * for each of its 4 KiB pages.  On the guest this was measured on a
- * fault costs 11 us: a step cache of 4,096 entries (544 KiB) took 1.5 ms
- * to fill with empty entries, the tenth of a short profile's run.  In a
- * transparent huge page the same buffer costs one fault and the zeroing
- * of 2 MiB, 0.15 to 0.2 ms (doc/PERFORMANCE.md, 2026-12-05).
- * Where the kernel has no huge page to give, the region is made of
- * small pages as malloc's would be: nothing is lost but the gain.
+ * A buffer that is written all over soon after it is made (the reader's
+ * chunks of a profile, zstd's window) costs a page fault for each of its
+ * 4 KiB pages.  On the guest of doc/PERFORMANCE.md's 2026-12-05 figures
+ * a fault cost 11 us: a step cache of 4,096 entries (544 KiB) took 1.5
+ * ms to fill with empty entries, the tenth of a short profile's run; in
+ * a transparent huge page, one fault and the zeroing of 2 MiB, 0.15 to
+ * 0.2 ms.  On the guest of 2026-12-06 a fault costs 1.3 us and a huge
+ * page's first touch 0.3 ms, as much as 240 small pages, and more (some
+ * milliseconds) where memory was just freed by another process: a
+ * region smaller than a huge page (a few hundred KiB, whose pages are
+ * not all touched) is now mapped in small pages of its own, each
+ * faulted in where it is first written, and its size is what was asked
+ * for (rounded to pages), not 2 MiB.  Where the kernel has no huge page
+ * to give, a larger region is made of small pages as malloc's would be:
+ * nothing is lost but the gain.
  */
 #include <config.h>
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "pcln.h"
 
@@ -29,6 +37,19 @@ pcln_huge_alloc(size_t n, size_t *lenp)
 	*lenp = 0;
 	if (n == 0 || n > SIZE_MAX - 2 * HUGE_PAGE)
 		return NULL;
+	if (n < HUGE_PAGE) {
+		/* (a mapping smaller than a huge page has none, whatever
+		 * the system's THP setting) */
+		size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+		len = (n + pg - 1) & ~(pg - 1);
+		m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+		    MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED)
+			return NULL;
+		*lenp = len;
+		return m;
+	}
 	rn = (n + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 	len = rn + HUGE_PAGE;		/* room to align */
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |

@@ -81,14 +81,18 @@ const char *pcln_strerror(int code);
 
 /* --- memory in huge pages -------------------------------------------- */
 
-/* A region of at least N bytes, zeroed, aligned to 2 MiB and asked for
- * in transparent huge pages (where the kernel has none to give, small
- * pages, as malloc's): for a buffer of some hundreds of KiB written all
+/* A region of at least N bytes, zeroed, mapped on its own: from 2 MiB
+ * on, aligned to 2 MiB and asked for in transparent huge pages (where
+ * the kernel has none to give, small pages, as malloc's); below, in
+ * small pages, N rounded up to the page size.  For a buffer written all
  * over soon after it is made, such as a walk's pclnrt_stepcache entries
- * (the runtime allocates nothing: its caller gives them) or an output
- * buffer.  Each 4 KiB page of malloc's costs a page fault where it is
- * first written (11 us on the guest of doc/PERFORMANCE.md's
- * 2026-12-05 figures); a huge page costs one for 2 MiB.  Returns the
+ * (the runtime allocates nothing: its caller gives them), a profile
+ * reader's chunks or an output buffer.  A huge page costs one page fault
+ * for 2 MiB, and its first touch zeroes all of it: cheaper than small
+ * pages where a fault is dear (11 us on the guest of
+ * doc/PERFORMANCE.md's 2026-12-05 figures), dearer than the few
+ * hundred small pages a smaller buffer touches where faults are cheap
+ * (1.3 us against 0.3 ms a huge page on 2026-12-06's).  Returns the
  * region and its length in *LEN (for pcln_huge_free), or NULL (no
  * memory, or N is 0). */
 void *pcln_huge_alloc(size_t n, size_t *len);

@@ -79,6 +79,7 @@ struct pmap {
 };
 
 #define NSYMS		4096	/* user frames remembered (struct symo) */
+#define SYMO_TEXTS	((size_t)768 << 10)	/* room for their texts */
 
 struct perf_cmd {
 	const char *input, *svg, *title, *kallsyms_path, *mapdir;
@@ -1048,10 +1049,12 @@ symo_slot(struct perf_cmd *c, uint64_t link, const pclnrt_table *t)
 			size_t cap = c->capsymo ? 2 * c->capsymo : 1024;
 			struct symo *v;
 
-			/* All NSYMS at once in a huge page (540 KB, one
-			 * page fault: pcln_huge_alloc), or grown. */
+			/* All NSYMS at once (1.1 MB) and SYMO_TEXTS for
+			 * their texts, in a mapping of their own
+			 * (pcln_huge_alloc), whose pages fault in as they
+			 * are first written, or grown. */
 			if (c->capsymo == 0 && (v = pcln_huge_alloc(NSYMS *
-			    sizeof *v, &c->symhuge)) != NULL) {
+			    sizeof *v + SYMO_TEXTS, &c->symhuge)) != NULL) {
 				cap = NSYMS;
 				c->tslice = (char *)(v + NSYMS);
 				c->tslice_end = (char *)v + c->symhuge;
@@ -1915,10 +1918,9 @@ enum {
 	OPT_NODEMANGLE
 };
 
-/* The command's state, zeroed: mapped, not calloc'ed, in a huge page
- * (pcln_huge_alloc): its memos are written all over (the kernel pcs'
- * slots alone, 115 KB, took 29 page faults of 11-17 us on a profile of
- * SQLite), and no memset. */
+/* The command's state, zeroed: mapped, not calloc'ed (pcln_huge_alloc:
+ * 213 KB, in small pages of its own), and no memset: its memos are
+ * written all over, and only the pages written are made. */
 static struct perf_cmd *
 cmd_new(void)
 {
@@ -2612,8 +2614,9 @@ dump_perf(int argc, char **argv)
 	}
 	pclnrt_pccache_init(&c->cache);
 	/* The text's buffer at its full size at once: grown by doubling,
-	 * each step copied it and faulted in new pages; in huge pages, one
-	 * page fault, not 128. */
+	 * each step copied it and faulted in new pages (pcln_huge_alloc:
+	 * its pages made as they are first written; the memos' texts go
+	 * out from the memos, and a round of text uses a few dozen). */
 	if ((c->fb.b = pcln_huge_alloc(2 * OUT_CHUNK, &c->fb.huge)) != NULL)
 		c->fb.cap = c->fb.huge;
 	else

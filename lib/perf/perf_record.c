@@ -850,9 +850,10 @@ zfail(struct perf_zunit *u, pclni_perf_putbuf put, void *arg, uint8_t *buf,
 	return -1;
 }
 
-/* zstd's own buffers: its window (perf's: 900 KiB) in huge pages
- * (pcln_huge_alloc), one page fault, not 224 as malloc's; the rest from
- * malloc.  A header before each says which, and the length. */
+/* zstd's own buffers: its window (perf's: 900 KiB) in a mapping of its
+ * own (pcln_huge_alloc: small pages below 2 MiB), given back whole at
+ * the end; the rest from malloc.  A header before each says which, and
+ * the length. */
 #define ZHDR	64
 static void *
 zalloc(void *opaque, size_t n)

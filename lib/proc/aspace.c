@@ -739,8 +739,10 @@ fill_registry(pcln_aspace *as)
  * program: 406 misses with 8,192 entries, 410 with 4,096; the SQLite
  * shell: 1,696 and 1,818), and each page of the cache costs a fault
  * where it is first written (one 1.1 MB cache: 270 of a run's 1,290
- * faults; in a huge page, pcln_huge_alloc, one).  The entries start empty when
- * it grows. */
+ * faults; pcln_huge_alloc: one huge page from 2 MiB on, below that small
+ * pages of its own, as many faults as pages written, which cost less
+ * than a huge page's 2 MiB on the guests of 2026-12-06).  The entries
+ * start empty when it grows. */
 static void
 steps_size(pclnp_store *st)
 {
