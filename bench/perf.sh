@@ -14,13 +14,14 @@
 # deeper stacks, far more distinct pcs).  On each it times, BENCH_RUNS
 # times (median): pclndump perf (perf script's text; in two threads on
 # the long profile, data section 64 MiB and more), the same in one
-# thread (PCLN_PERF_THREADS=1), pclndump perf
-# --folded, perf script and perf report --stdio, all writing to
-# /dev/null.  The figures are samples unwound and symbolized per second
-# of wall time (from fork to wait4: bench/timecmd.c) and peak resident
-# memory; and from the two prog.cc profiles, what one more sample costs
-# each tool beyond its fixed start (reading kernel symbols, starting perf's or pclndump's
-# machinery), with the ratio of those marginal costs.  The floors
+# thread (PCLN_PERF_THREADS=1), pclndump perf --folded, perf script and
+# perf report --stdio, all writing to /dev/null, taking turns (a round
+# runs each once).  The figures are samples unwound and symbolized per
+# second of wall time (from fork to wait4: bench/timecmd.c) and peak
+# resident memory; and from the two prog.cc profiles, what one more
+# sample costs each tool beyond its fixed start (reading kernel
+# symbols, starting perf's or pclndump's machinery), with the ratio of
+# those marginal costs.  The floors
 # (bench/mapfloor.c: read the file as pclndump does, pread a MiB at a
 # time, and nothing else; and map it and touch each page, as pclndump did
 # before) are timed too.  Tables are in pclndump's cache (one
@@ -55,16 +56,36 @@ ${CXX:-g++} -O2 -g -fomit-frame-pointer -o prog "$S/tests/perf/prog.cc"
 XDG_CACHE_HOME=$W/cache
 export XDG_CACHE_HOME
 
-# median of RUNS runs of "CMD..." > /dev/null: "wall_s cpu_s peak_kb"
+# One run of "CMD..." > /dev/null: "wall_s cpu_s peak_kb"
 # (bench/timecmd.c: wall time from fork to wait4, to the microsecond,
 # and that run's user + system time and peak resident memory; a shell's
 # date and /usr/bin/time around each run would add some 4 ms to both
 # sides, a third of pclndump's time on the short profiles).
 timed() {
-	"$B/bench/pcln-bench-time" "$RUNS" "$@"
+	"$B/bench/pcln-bench-time" 1 "$@"
+}
+
+# The commands measured on each profile: NAME|COMMAND (SIZE.data).
+commands() {
+	cat <<LIST
+pclndump_perf|$DUMP perf -i $1.data
+pclndump_perf_1thread|$DUMP perf -i $1.data
+pclndump_folded|$DUMP perf -i $1.data --folded
+perf_script|perf script -i $1.data
+perf_report|perf report --stdio -i $1.data
+read_floor|$B/bench/pcln-bench-mapfloor $1.data
+map_floor|$B/bench/pcln-bench-mapfloor --map $1.data
+LIST
 }
 
 # measure NAME: the tools on NAME.data, and their stacks' agreement.
+# The commands take turns, RUNS rounds of one run each, each round in
+# another order (shuffled, the same from run to run), and each one's
+# median run (by wall time) is reported: a machine shared with others
+# is slower at some times than at others, and a slow minute then counts
+# against all of them, not against whichever ran in it; and none always
+# runs after the same one (a run of pclndump just after another is
+# faster than one after a pause, or after perf report).
 measure() {
 	size=$1
 	# warm-up: the cache (tables, kernel symbols)
@@ -74,14 +95,26 @@ measure() {
 	eval "n_$size=$n"
 	say "perf $size samples $n"
 	say "perf $size data_bytes $(stat -c %s "$size.data")"
+	rm -f runs-*.txt
+	round=0
+	while [ "$round" -lt "$RUNS" ]; do
+		round=$((round + 1))
+		while IFS='|' read -r name cmd; do
+			# shellcheck disable=SC2086
+			case $name in
+			*_1thread) PCLN_PERF_THREADS=1 timed $cmd ;;
+			*) timed $cmd ;;
+			esac >>"runs-$name.txt"
+		done <<LIST
+$(commands "$size" | awk -v r="$round" '{ c[NR] = $0 }
+    END { srand(r); for (i = NR; i > 1; i--) { j = int(rand() * i) + 1;
+        t = c[i]; c[i] = c[j]; c[j] = t }
+        for (i = 1; i <= NR; i++) print c[i] }')
+LIST
+	done
 	base= basec=
 	while IFS='|' read -r name cmd; do
-		# shellcheck disable=SC2086
-		case $name in
-		*_1thread) r=$(PCLN_PERF_THREADS=1; export PCLN_PERF_THREADS
-			timed $cmd) ;;
-		*) r=$(timed $cmd) ;;
-		esac
+		r=$(sort -n "runs-$name.txt" | sed -n "$(((RUNS + 1) / 2))p")
 		t=$(echo "$r" | cut -d' ' -f1)
 		cpu=$(echo "$r" | cut -d' ' -f2)
 		kb=$(echo "$r" | cut -d' ' -f3)
@@ -101,13 +134,7 @@ measure() {
 			    (b > 0) ? a / b : 0) }')"
 		esac
 	done <<LIST
-pclndump_perf|$DUMP perf -i $size.data
-pclndump_perf_1thread|$DUMP perf -i $size.data
-pclndump_folded|$DUMP perf -i $size.data --folded
-perf_script|perf script -i $size.data
-perf_report|perf report --stdio -i $size.data
-read_floor|$B/bench/pcln-bench-mapfloor $size.data
-map_floor|$B/bench/pcln-bench-mapfloor --map $size.data
+$(commands "$size")
 LIST
 	# The stacks agree (the test's comparison, on this profile).
 	perf script --no-demangle -i "$size.data" >"perf-$size.txt" \
