@@ -114,12 +114,21 @@ comm(struct out *o, uint64_t time, const char name[8])
 	put64(o, time);
 }
 
+/* How make_file writes its records: as they are (0); as perf record -z
+ * does, one zstd stream with a flush a round (Z_PERF); so with the
+ * smallest window, 1 KiB (Z_SMALL: blocks of 1 KiB, and the reader's
+ * segments turn over all the time, records cut between them); a frame
+ * a round, windows of 1 KiB and 1 MiB in turn (Z_FRAMES); or Z_PERF's
+ * stream with a window of 256 MiB in its header (Z_HUGE: more than the
+ * reader takes). */
+enum { Z_PERF = 1, Z_SMALL, Z_FRAMES, Z_HUGE };
+
 static uint8_t *zmake(const struct out *d, const size_t *recstart, size_t n,
-    struct out *z);
+    struct out *z, int how);
 
 /* The whole file: *LEN bytes, malloc'ed.  DAMAGE: the first record at
  * or after that byte of the data section gets size 0, its offset in
- * *DAMAGED.  ZST: its records as perf record -z writes them (no
+ * *DAMAGED.  ZST: its records as perf record -z writes them (Z_*; no
  * AUXTRACE: perf leaves it out of the stream). */
 static uint8_t *
 make_file(size_t *len, size_t damage, uint64_t *damaged, int zst)
@@ -175,7 +184,7 @@ make_file(size_t *len, size_t damage, uint64_t *damaged, int zst)
 	if (zst) {
 		struct out z = { 0 };
 
-		free(zmake(&d, recstart, n, &z));
+		free(zmake(&d, recstart, n, &z, zst));
 		d = z;
 	}
 
@@ -216,20 +225,26 @@ make(size_t *len, size_t damage, uint64_t *damaged)
 }
 
 /* D's records (N, starting at RECSTART, the last one's end D->n) as
- * perf record -z writes them, into Z: D's bytes returned (to free). */
+ * perf record -z writes them (HOW: Z_*), into Z: D's bytes returned (to
+ * free). */
 static uint8_t *
-zmake(const struct out *d, const size_t *recstart, size_t n, struct out *z)
+zmake(const struct out *d, const size_t *recstart, size_t n, struct out *z,
+    int how)
 {
 #ifdef HAVE_LIBZSTD
 	ZSTD_CCtx *cx = ZSTD_createCCtx();
 	uint8_t piece[3001 - 8], *zb;
-	size_t i, from = 0, end, k, cut, zcap = 1 << 20;
+	size_t i, from = 0, end, k, cut, zcap = 1 << 20, first = z->n;
+	unsigned round = 0;
 	ZSTD_inBuffer in;
 	ZSTD_outBuffer out;
 
 	ck_assert_ptr_nonnull(cx);
 	zb = malloc(zcap);
 	ck_assert_ptr_nonnull(zb);
+	if (how == Z_SMALL)
+		ck_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(cx,
+		    ZSTD_c_windowLog, 10)));	/* (the least) */
 	for (i = 0; i <= n; i++) {
 		uint32_t type = 0;
 
@@ -245,7 +260,12 @@ zmake(const struct out *d, const size_t *recstart, size_t n, struct out *z)
 		out.dst = zb;
 		out.size = zcap;
 		out.pos = 0;
-		while (ZSTD_compressStream2(cx, &out, &in, ZSTD_e_flush) != 0)
+		if (how == Z_FRAMES)
+			ck_assert(!ZSTD_isError(ZSTD_CCtx_setParameter(cx,
+			    ZSTD_c_windowLog, round++ % 2 ? 20 :
+			    10)));
+		while (ZSTD_compressStream2(cx, &out, &in, how == Z_FRAMES ?
+		    ZSTD_e_end : ZSTD_e_flush) != 0)
 			ck_assert_uint_lt(out.pos, zcap);
 		for (k = 0; k < out.pos; k += cut) {
 			cut = out.pos - k < sizeof piece ? out.pos - k :
@@ -261,10 +281,17 @@ zmake(const struct out *d, const size_t *recstart, size_t n, struct out *z)
 		} else
 			from = end;
 	}
+	/* Z_HUGE: the first frame header's window descriptor (after the
+	 * magic and the descriptor of a frame that is not one segment),
+	 * in the first COMPRESSED record, says 2^28 bytes. */
+	if (how == Z_HUGE) {
+		ck_assert_uint_eq(z->b[first + 8 + 4] & 0x20, 0);
+		z->b[first + 8 + 5] = (28 - 10) << 3;
+	}
 	ZSTD_freeCCtx(cx);
 	free(zb);
 #else
-	(void)recstart, (void)n, (void)z;
+	(void)recstart, (void)n, (void)z, (void)how, (void)first;
 #endif
 	return d->b;
 }
@@ -723,7 +750,7 @@ START_TEST(test_zstd)
 {
 	uint64_t damaged, read;
 	size_t len, i, n, n0 = 0, k, at;
-	uint8_t *file = make_file(&len, 0, &damaged, 1);
+	uint8_t *file = make_file(&len, 0, &damaged, Z_PERF);
 	pcln_perf *q;
 	pcln_perf_event ev;
 	pcln_err err;
@@ -777,6 +804,117 @@ START_TEST(test_zstd)
 	free(file);
 }
 END_TEST
+
+/* The records of Z (a -z file), walked with FLAGS, are those of PLAIN
+ * (the same records as they are) walked alone, byte for byte, but for
+ * the COMPRESSED records (and PLAIN's AUXTRACE, which -z leaves out).
+ * The count of records. */
+static size_t
+same_records(const uint8_t *plain, size_t nplain, const uint8_t *z,
+    size_t nz, unsigned flags)
+{
+	pcln_perf *p, *q;
+	pcln_perf_event a, b;
+	pcln_err ea, eb;
+	int fd = memfile(z, nz), ra, rb;
+	size_t n = 0;
+
+	p = pcln_perf_open(plain, nplain, flags & PCLN_PERF_ORDERED, &ea);
+	ck_assert_msg(p != NULL, "%s", ea.msg);
+	q = pcln_perf_open_fd(fd, flags, &eb);
+	ck_assert_msg(q != NULL, "%s", eb.msg);
+	for (;;) {
+		do
+			ra = pcln_perf_next(p, &a, &ea);
+		while (ra == 1 && a.type == PCLN_PERF_RECORD_AUXTRACE);
+		do
+			rb = pcln_perf_next(q, &b, &eb);
+		while (rb == 1 && b.type == PCLN_PERF_RECORD_COMPRESSED);
+		ck_assert_msg((ra == 0 && rb == 0) || (ra == 1 && rb == 1),
+		    "record %zu: %d %d %s", n, ra, rb, eb.msg);
+		if (ra == 0)
+			break;
+		ck_assert_uint_eq(a.type, b.type);
+		ck_assert_uint_eq(a.misc, b.misc);
+		ck_assert_uint_eq(a.size, b.size);
+		ck_assert_uint_eq(a.time, b.time);
+		ck_assert_mem_eq(a.raw, b.raw, a.size);
+		n++;
+	}
+	pcln_perf_close(p);
+	pcln_perf_close(q);
+	close(fd);
+	return n;
+}
+
+/* The decompressor's segments (pclni_perf_zunpack): with the smallest
+ * window it moves from one to another hundreds of times, records cut
+ * at every place between them, the ordered walk holding the units of
+ * two rounds out of order, and uses a few only (those given back are
+ * taken again); a frame a round, with windows of 1 KiB and 1 MiB in
+ * turn; every record the file's own, with the reader thread and by the
+ * walk alone.  And a window larger than the reader takes is damage. */
+START_TEST(test_zstd_segments)
+{
+	static const int hows[] = { Z_PERF, Z_SMALL, Z_FRAMES };
+	static const unsigned flags[] = { PCLN_PERF_ORDERED,
+	    PCLN_PERF_ORDERED | PCLN_PERF_READAHEAD, 0,
+	    PCLN_PERF_READAHEAD };
+	uint64_t damaged, nswitch;
+	size_t nplain, nz, i, f, n, nsegs;
+	uint8_t *plain = make_file(&nplain, 0, &damaged, 0), *z;
+	pcln_perf *q;
+	pcln_perf_event ev;
+	pcln_err err;
+	int fd, r;
+
+	for (i = 0; i < sizeof hows / sizeof hows[0]; i++) {
+		z = make_file(&nz, 0, &damaged, hows[i]);
+		for (f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+			n = same_records(plain, nplain, z, nz, flags[f]);
+			ck_assert_uint_eq(n, 212 - 1);	/* (no AUXTRACE) */
+		}
+		/* The walk's own decompressor, its segments. */
+		fd = memfile(z, nz);
+		q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED, &err);
+		ck_assert_ptr_nonnull(q);
+		while ((r = pcln_perf_next(q, &ev, &err)) == 1)
+			continue;
+		ck_assert_int_eq(r, 0);
+		nsegs = pclni_perf_zsegs(q, &nswitch);
+		if (hows[i] == Z_SMALL) {
+			ck_assert_uint_gt(nswitch, 0);
+			ck_assert_uint_le(nsegs, 8);
+		}
+		ck_assert_uint_ge(nsegs, 1);
+		pcln_perf_close(q);
+		close(fd);
+		free(z);
+	}
+	free(plain);
+	/* A window of 256 MiB: the first COMPRESSED record is damage. */
+	z = make_file(&nz, 0, &damaged, Z_HUGE);
+	for (f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+		fd = memfile(z, nz);
+		q = pcln_perf_open_fd(fd, flags[f], &err);
+		ck_assert_ptr_nonnull(q);
+		while ((r = pcln_perf_next(q, &ev, &err)) == 1)
+			ck_assert_uint_ne(ev.type, PCLN_PERF_RECORD_SAMPLE);
+		ck_assert_int_eq(r, -1);
+		ck_assert_int_eq(err.code, PCLN_EHEADER);
+		ck_assert_int_eq(err.offset, 104 + 144 + 8);
+		ck_assert_msg(strstr(err.msg, "COMPRESSED record at offset "
+		    "0x100: zstd: Frame requires too much memory for "
+		    "decoding (a window of 268435456 bytes, at byte ") !=
+		    NULL, "%s", err.msg);
+		ck_assert_msg(strstr(err.msg, "expected at most 134217728)")
+		    != NULL, "%s", err.msg);
+		pcln_perf_close(q);
+		close(fd);
+	}
+	free(z);
+}
+END_TEST
 #endif
 
 START_TEST(test_not_regular)
@@ -814,6 +952,7 @@ main(void)
 	tcase_add_test(te, test_spin_cpus);
 #ifdef HAVE_LIBZSTD
 	tcase_add_test(tc, test_zstd);
+	tcase_add_test(tc, test_zstd_segments);
 #endif
 	tcase_set_timeout(tc, 60);
 	tcase_set_timeout(te, 60);

@@ -476,26 +476,6 @@ in_pool(const struct perf_ra *ra, const uint8_t *b)
 	return ra->pool != NULL && b >= ra->pool && b < ra->pool + RA_POOL;
 }
 
-static uint8_t *
-ra_get(void *arg, size_t want, size_t *cap)
-{
-	struct perf_ra *ra = arg;
-	uint8_t *b;
-	size_t k = (size_t)64 << 10;
-
-	/* (sizes in powers of two from 64 KiB: the buffers given back
-	 * fit the next records') */
-	while (k < want && k < SIZE_MAX / 2)
-		k *= 2;
-	want = k;
-	pthread_mutex_lock(&ra->mu);
-	b = ra_take(ra, want, cap);
-	pthread_mutex_unlock(&ra->mu);
-	if (b == NULL && (b = malloc(want)) != NULL)
-		*cap = want;
-	return b;
-}
-
 /* B (CAP bytes) onto the free list (either thread). */
 static void
 ra_give(void *arg, uint8_t *b, size_t cap)
@@ -535,7 +515,7 @@ ra_unpack(pcln_perf *p, const struct fill *f)
 			continue;
 #ifdef HAVE_LIBZSTD
 		(void)pclni_perf_zunpack(p, &ra->zs, f->file_off + o, q,
-		    perf_u16(p, q + 6), ra_get, ra_give, ra, &u);
+		    perf_u16(p, q + 6), &u);
 #else
 		memset(&u, 0, sizeof u);	/* (ZON is 0) */
 #endif
@@ -544,9 +524,7 @@ ra_unpack(pcln_perf *p, const struct fill *f)
 			pthread_cond_wait(&ra->cv, &ra->mu);
 		if (ra->stop) {
 			pthread_mutex_unlock(&ra->mu);
-			if (u.data != NULL)
-				ra_give(ra, u.data, u.cap);
-			return -1;
+			return -1;	/* (U's segment: freed with ZS) */
 		}
 		ra->zq[(ra->zhead + ra->zcount) % ZQ_DEPTH] = u;
 		/* (atomic: the walk looks at it before it locks) */
@@ -678,10 +656,8 @@ pclni_perf_ra_close(pcln_perf *p)
 	    RA_DEPTH)
 		if (ra->q[ra->head].r == 0)
 			ra_free_buf(ra, ra->q[ra->head].data);
-	for (; ra->zcount > 0; ra->zcount--, ra->zhead = (ra->zhead + 1) %
-	    ZQ_DEPTH)
-		if (ra->zq[ra->zhead].data != NULL)
-			ra_free_buf(ra, ra->zq[ra->zhead].data);
+	/* (the units in ZQ are in ZS's segments) */
+	ra->zcount = 0;
 	pclni_perf_zs_free(&ra->zs);
 	for (b = ra->free; b != NULL; b = h.next) {
 		memcpy(&h, b, sizeof h);
@@ -864,6 +840,7 @@ pclni_perf_file_chunk(pcln_perf *p, pcln_err *err)
 	c->next_off = f.next_off;
 	c->infile = 1;
 	c->rabuf = 0;
+	c->zseg = NULL;
 	c->mapped = f.mapped;
 	c->pending = 1;			/* the scan's */
 	if (f.damaged) {
@@ -880,7 +857,9 @@ pclni_perf_chunk_free(pcln_perf *p, struct perf_chunk *c)
 {
 	if (c->data == NULL)
 		return;
-	if (c->mapped)
+	if (c->zseg != NULL)
+		pclni_perf_zseg_release(c->zseg);
+	else if (c->mapped)
 		drop_mapped(p, c);
 	else if (c->infile || c->rabuf)
 		give_back(p, c->data, c->cap);

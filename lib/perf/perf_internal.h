@@ -49,6 +49,9 @@ struct perf_chunk {
 					 * place in DATA */
 	int rabuf;			/* DATA is the reader thread's (a
 					 * COMPRESSED record it decompressed) */
+	struct perf_zseg *zseg;		/* a COMPRESSED record's: the
+					 * segment DATA is in (released when
+					 * it is freed) */
 	int mapped;			/* DATA is in the file's mapping
 					 * (INFILE, PCLN_PERF_MAPREAD): not
 					 * freed */
@@ -56,16 +59,43 @@ struct perf_chunk {
 					 * last record */
 };
 
-/* perf record -z's decompressor (perf_record.c): the zstd stream
- * (ZSTD_DStream, NULL before one), TAIL[0..NTAIL) the start of a record
- * the last COMPRESSED record cut (CAPTAIL bytes), HINT the most a
- * record decompressed to.  One per reader of the stream: the walk's, or
- * the reader thread's (perf_file.c). */
+/* perf record -z's decompressor (perf_record.c).  The records are
+ * decompressed straight into segments (zstd's buffer-less API: no
+ * window of its own, no copy out of it), one after the other in a
+ * segment until it is nearly full, then in another whose units all
+ * went back, or a new one: zstd's matches reach into the one before
+ * only, which holds at least a window.  The units handed out (whole
+ * records) count in their segment's REFS, which the walk releases
+ * (pclni_perf_zseg_release, from either thread). */
+struct perf_zseg {
+	struct perf_zseg *next;		/* the decompressor's, all */
+	uint8_t *buf;
+	size_t cap, maplen;		/* pcln_huge_alloc's */
+	unsigned refs;			/* (atomic) */
+};
+
+/* DCTX the zstd context (NULL before one); STAGE[0..NSTAGE) the start
+ * of what zstd asks for next (a frame header, a block) that the last
+ * COMPRESSED record cut, CAPSTAGE bytes; HDR the frame header so far
+ * (NHDR bytes), WINDOW and BLOCKMAX the frame's; SEGS every segment,
+ * CUR the one written, at WPOS, its decompressed bytes from BASE (what
+ * the matches may reach: BASE is what was carried over), RPOS the
+ * start of a record the last COMPRESSED record cut (NTAIL = WPOS - RPOS
+ * after each); HINT the most a record decompressed to.  One per reader
+ * of the stream: the walk's, or the reader thread's (perf_file.c). */
 struct perf_zs {
-	void *zds;
-	uint8_t *tail;
-	size_t ntail, captail;
+	void *dctx;
+	uint8_t *stage;
+	size_t nstage, capstage;
+	uint8_t hdr[32];
+	size_t nhdr;
+	size_t window, blockmax;
+	struct perf_zseg *segs, *cur;
+	size_t wpos, base, rpos;
+	size_t ntail;
 	size_t hint;
+	uint64_t nswitch;		/* (for tests) the moves to another
+					 * segment */
 };
 
 #define CLAIM_SHIFT	16
@@ -184,26 +214,28 @@ struct pcln_perf {
 static inline uint64_t perf_payload(const pcln_perf *p, const uint8_t *r,
     uint16_t size);
 
-/* A COMPRESSED record decompressed (pclni_perf_zunpack): R 0, DATA (CAP
- * bytes, from the GET given) holds LEN bytes of whole records, and the
- * decompressor keeps NTAIL bytes of the next; R -1, ERR (DATA NULL). */
+/* A COMPRESSED record decompressed (pclni_perf_zunpack): R 0, DATA
+ * holds LEN bytes of whole records (in SEG, of which the unit holds a
+ * count: NULL if LEN is 0), and the decompressor keeps NTAIL bytes of
+ * the next; R -1, ERR (DATA NULL). */
 struct perf_zunit {
 	uint8_t *data;
-	size_t cap, len, ntail;
+	size_t len, ntail;
+	struct perf_zseg *seg;
 	int r;
 	pcln_err err;
 };
-/* Where pclni_perf_zunpack takes its buffer (at least WANT bytes, *CAP
- * set; NULL: no memory) and gives one back. */
-typedef uint8_t *(*pclni_perf_getbuf)(void *arg, size_t want, size_t *cap);
-typedef void (*pclni_perf_putbuf)(void *arg, uint8_t *b, size_t cap);
 /* Decompress the COMPRESSED record R (SIZE bytes at file offset OFF) of
  * P with Z, after the record the one before cut, into *U: 0, or -1 (no
  * memory, a zstd error, damaged framing: U->err).  Reads only what the
  * open fixed of P: the reader thread calls it. */
 int pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
-    const uint8_t *r, uint16_t size, pclni_perf_getbuf get,
-    pclni_perf_putbuf put, void *arg, struct perf_zunit *u);
+    const uint8_t *r, uint16_t size, struct perf_zunit *u);
+/* A unit's segment given back (either thread). */
+void pclni_perf_zseg_release(struct perf_zseg *s);
+/* For tests: the segments the walk's own decompressor made, and its
+ * moves from one to another. */
+size_t pclni_perf_zsegs(const pcln_perf *p, uint64_t *nswitch);
 void pclni_perf_zs_free(struct perf_zs *z);
 /* The reader thread's next COMPRESSED record, decompressed (in file
  * order, as the scan meets them): 1 and *U; 0 if the thread does not

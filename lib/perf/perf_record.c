@@ -27,8 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef HAVE_LIBZSTD
-#define ZSTD_STATIC_LINKING_ONLY 1	/* ZSTD_createDStream_advanced */
+#define ZSTD_STATIC_LINKING_ONLY 1	/* the buffer-less API */
 #include <zstd.h>
+#include <zstd_errors.h>
 #endif
 
 #include "perf_internal.h"
@@ -785,8 +786,8 @@ pclni_perf_free_chunks(pcln_perf *p)
 	 * COMPRESSED records, and its buffers go back to it) */
 	pclni_perf_ra_stop(p);
 	for (i = 0; i < p->nchunks; i++)
-		if (p->chunks[i].mapped)
-			continue;	/* (the mapping's) */
+		if (p->chunks[i].mapped || p->chunks[i].zseg != NULL)
+			continue;	/* (the mapping's, a segment's) */
 		else if ((p->chunks[i].infile || p->chunks[i].rabuf) &&
 		    p->ra != NULL)
 			pclni_perf_chunk_free(p, &p->chunks[i]);
@@ -802,13 +803,40 @@ pclni_perf_free_chunks(pcln_perf *p)
 void
 pclni_perf_zs_free(struct perf_zs *z)
 {
-	free(z->tail);
-	z->tail = NULL;
-	z->ntail = z->captail = 0;
+	struct perf_zseg *s, *next;
+
+	free(z->stage);
+	z->stage = NULL;
+	z->nstage = z->capstage = 0;
+	for (s = z->segs; s != NULL; s = next) {
+		next = s->next;
+		pcln_huge_free(s->buf, s->maplen);
+		free(s);
+	}
+	z->segs = z->cur = NULL;
+	z->wpos = z->base = z->rpos = z->ntail = 0;
 #ifdef HAVE_LIBZSTD
-	ZSTD_freeDStream(z->zds);
+	ZSTD_freeDCtx(z->dctx);
 #endif
-	z->zds = NULL;
+	z->dctx = NULL;
+}
+
+void
+pclni_perf_zseg_release(struct perf_zseg *s)
+{
+	__atomic_sub_fetch(&s->refs, 1, __ATOMIC_RELEASE);
+}
+
+size_t
+pclni_perf_zsegs(const pcln_perf *p, uint64_t *nswitch)
+{
+	const struct perf_zseg *s;
+	size_t n = 0;
+
+	for (s = p->z.segs; s != NULL; s = s->next)
+		n++;
+	*nswitch = p->z.nswitch;
+	return n;
 }
 
 uint64_t
@@ -836,12 +864,10 @@ zerr(pcln_err *err, int code, uint64_t off, const char *what)
 }
 
 static int
-zfail(struct perf_zunit *u, pclni_perf_putbuf put, void *arg, uint8_t *buf,
-    size_t cap, int code, uint64_t off, const char *what)
+zfail(struct perf_zunit *u, int code, uint64_t off, const char *what)
 {
-	if (buf != NULL)
-		put(arg, buf, cap);
 	u->data = NULL;
+	u->seg = NULL;
 	u->r = -1;
 	if (code == PCLN_ENOMEM)
 		pclni_seterr(&u->err, code, -1, "out of memory");
@@ -850,155 +876,206 @@ zfail(struct perf_zunit *u, pclni_perf_putbuf put, void *arg, uint8_t *buf,
 	return -1;
 }
 
-/* zstd's own buffers: its window (perf's: 900 KiB) in a mapping of its
- * own (pcln_huge_alloc: small pages below 2 MiB), given back whole at
- * the end; the rest from malloc.  A header before each says which, and
- * the length. */
-#define ZHDR	64
-static void *
-zalloc(void *opaque, size_t n)
+/* The largest window taken (zstd's own default limit for its streaming
+ * decompression): beyond, the file is taken for damaged. */
+#define ZWINDOW_MAX	((size_t)128 << 20)
+
+/* Move the writing to another segment: one whose units all went back
+ * (not the current one: zstd's matches reach into it), or a new one,
+ * with room for the bytes carried over (the records begun and not yet
+ * handed out, which move with it: a unit is contiguous), a window, two
+ * blocks and the largest record so far (twice the carried bytes: a
+ * record that grows past segment after segment is copied a bounded
+ * number of times).  0, or -1: no memory. */
+static int
+zswitch(struct perf_zs *z)
 {
-	uint8_t *b;
-	size_t len = 0;
+	struct perf_zseg *s;
+	size_t carry = z->cur != NULL ? z->wpos - z->rpos : 0;
+	size_t need = 2 * carry + z->window + 2 * z->blockmax + z->hint;
 
-	(void)opaque;
-	if (n > SIZE_MAX - ZHDR)
-		return NULL;
-	if (n >= ((size_t)256 << 10))
-		b = pcln_huge_alloc(n + ZHDR, &len);
-	else
-		b = malloc(n + ZHDR);
-	if (b == NULL)
-		return NULL;
-	memcpy(b, &len, sizeof len);
-	return b + ZHDR;
-}
-
-static void
-zfree(void *opaque, void *a)
-{
-	uint8_t *b = (uint8_t *)a - ZHDR;
-	size_t len;
-
-	(void)opaque;
-	if (a == NULL)
-		return;
-	memcpy(&len, b, sizeof len);
-	if (len != 0)
-		pcln_huge_free(b, len);
-	else
-		free(b);
-}
-
-static const ZSTD_customMem zmem = { zalloc, zfree, NULL };
-
-int
-pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
-    const uint8_t *r, uint16_t size, pclni_perf_getbuf get,
-    pclni_perf_putbuf put, void *arg, struct perf_zunit *u)
-{
-	ZSTD_inBuffer in = { r + 8, (size_t)size - 8, 0 };
-	ZSTD_outBuffer out;
-	size_t want = z->ntail + 16 * in.size + 4096, cap, o, rc, ncap;
-	uint8_t *buf, *nb;
-	char why[160];
-
-	memset(u, 0, sizeof *u);
-	if (z->zds == NULL && ((z->zds = ZSTD_createDStream_advanced(
-	    zmem)) == NULL ||
-	    ZSTD_isError(ZSTD_initDStream(z->zds))))
-		return zfail(u, put, arg, NULL, 0, PCLN_ENOMEM, off, NULL);
-	/* perf's records decompress to about its ring buffer's size:
-	 * as large as the largest before, at once. */
-	if (want < z->hint)
-		want = z->hint;
-	if ((buf = get(arg, want, &cap)) == NULL)
-		return zfail(u, put, arg, NULL, 0, PCLN_ENOMEM, off, NULL);
-	if (z->ntail > 0)
-		memcpy(buf, z->tail, z->ntail);
-	/* The output's room is what was asked for, not the buffer's
-	 * capacity (GET's may be larger, and differ between the walk's
-	 * spares and the reader thread's): where zstd finds damage, and so
-	 * the message, depends on the data alone. */
-	out.dst = buf;
-	out.size = want;
-	out.pos = z->ntail;
-	for (;;) {
-		rc = ZSTD_decompressStream(z->zds, &out, &in);
-		if (ZSTD_isError(rc)) {
-			snprintf(why, sizeof why, "zstd: %s (at byte %zu of "
-			    "its %u)", ZSTD_getErrorName(rc), in.pos + 8,
-			    (unsigned)size);
-			return zfail(u, put, arg, buf, cap, PCLN_EHEADER, off,
-			    why);
-		}
-		/* All of it read, and room left: all that was there. */
-		if (in.pos == in.size && out.pos < out.size)
+	need = (need + 0xffff) & ~(size_t)0xffff;
+	for (s = z->segs; s != NULL; s = s->next)
+		if (s != z->cur && s->cap >= need &&
+		    __atomic_load_n(&s->refs, __ATOMIC_ACQUIRE) == 0)
 			break;
-		if (out.size >= CHUNK_MAX)
-			return zfail(u, put, arg, buf, cap, PCLN_EHEADER, off,
-			    "decompresses to more than 256 MiB");
-		/* (a buffer of GET's is not realloc's: a new one, and the
-		 * bytes so far copied) */
-		want = out.size * 2 < CHUNK_MAX ? out.size * 2 : CHUNK_MAX;
-		if ((nb = get(arg, want, &ncap)) == NULL)
-			return zfail(u, put, arg, buf, cap, PCLN_ENOMEM, off,
-			    NULL);
-		memcpy(nb, buf, out.pos);
-		put(arg, buf, cap);
-		out.dst = buf = nb;
-		out.size = want;
-		cap = ncap;
-	}
-	/* Whole records from the start; the rest is the next one's
-	 * beginning. */
-	for (o = 0; out.pos - o >= 8; ) {
-		uint64_t n = perf_u16(p, buf + o + 6);
-
-		if (n < 8) {
-			snprintf(why, sizeof why, "the record at byte %zu of "
-			    "what it and those before decompress to has size "
-			    "%u, expected at least 8", o, (unsigned)n);
-			return zfail(u, put, arg, buf, cap, PCLN_EHEADER, off,
-			    why);
+	if (s == NULL) {
+		if ((s = calloc(1, sizeof *s)) == NULL)
+			return -1;
+		if ((s->buf = pcln_huge_alloc(need, &s->maplen)) == NULL) {
+			free(s);
+			return -1;
 		}
-		if (n >= 16 && out.pos - o < 16)
-			break;	/* (its payload's size may be past) */
-		if ((n = extent(p, buf + o)) > out.pos - o)
-			break;
-		o += n;
+		s->cap = need;
+		s->next = z->segs;
+		z->segs = s;
 	}
-	if (out.pos - o > z->captail || z->tail == NULL) {
-		size_t keep = out.pos - o > 4096 ? out.pos - o : 4096;
-		void *nt = realloc(z->tail, keep);
-
-		if (nt == NULL)
-			return zfail(u, put, arg, buf, cap, PCLN_ENOMEM, off,
-			    NULL);
-		z->tail = nt;
-		z->captail = keep;
-	}
-	z->ntail = out.pos - o;
-	memcpy(z->tail, buf + o, z->ntail);
-	if (out.size > z->hint)
-		z->hint = out.size;
-	u->data = buf;
-	u->cap = cap;
-	u->len = o;
-	u->ntail = z->ntail;
+	if (carry > 0)
+		memcpy(s->buf, z->cur->buf + z->rpos, carry);
+	z->cur = s;
+	z->rpos = 0;
+	z->base = z->wpos = carry;
+	z->nswitch++;
 	return 0;
 }
 
-static uint8_t *
-walk_get(void *arg, size_t want, size_t *cap)
+int
+pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
+    const uint8_t *r, uint16_t size, struct perf_zunit *u)
 {
-	return pclni_perf_buf_get(arg, want, cap);
-}
+	const uint8_t *in = r + 8, *src;
+	size_t n = (size_t)size - 8, i = 0, need, take, got, made = 0, o, hr;
+	ZSTD_nextInputType_e type;
+	ZSTD_frameHeader fh;
+	char why[160];
 
-static void
-walk_put(void *arg, uint8_t *b, size_t cap)
-{
-	pclni_perf_buf_put(arg, b, cap);
+	memset(u, 0, sizeof *u);
+	if (z->dctx == NULL && ((z->dctx = ZSTD_createDCtx()) == NULL ||
+	    ZSTD_isError(ZSTD_decompressBegin(z->dctx))))
+		return zfail(u, PCLN_ENOMEM, off, NULL);
+	/* A record (perf's) begins where another ended: room for the
+	 * largest so far, in a segment that holds a window behind. */
+	if (z->cur != NULL && z->cur->cap - z->wpos < z->hint + z->blockmax &&
+	    z->wpos - z->base >= z->window) {
+		if (zswitch(z) < 0)
+			return zfail(u, PCLN_ENOMEM, off, NULL);
+	}
+	/* What zstd asks for next, whole (the bytes of this record, or
+	 * those the one before cut and these), one piece at a time. */
+	for (;;) {
+		if ((need = ZSTD_nextSrcSizeToDecompress(z->dctx)) == 0) {
+			/* (a frame's end: the next is another) */
+			if (ZSTD_isError(ZSTD_decompressBegin(z->dctx)))
+				return zfail(u, PCLN_ENOMEM, off, NULL);
+			z->nhdr = 0;
+			need = ZSTD_nextSrcSizeToDecompress(z->dctx);
+		}
+		if (i == n && z->nstage == 0)
+			break;
+		if (need > ZSTD_BLOCKSIZE_MAX + 64) {
+			/* (a skippable frame's content: perf writes none) */
+			snprintf(why, sizeof why, "zstd: a skippable frame of "
+			    "%zu bytes (at byte %zu of its %u), expected at "
+			    "most %u", need, i + 8, (unsigned)size,
+			    (unsigned)ZSTD_BLOCKSIZE_MAX);
+			return zfail(u, PCLN_EHEADER, off, why);
+		}
+		if (z->nstage > 0 || n - i < need) {
+			if (z->capstage < need) {
+				uint8_t *ns = realloc(z->stage,
+				    ZSTD_BLOCKSIZE_MAX + 64);
+
+				if (ns == NULL)
+					return zfail(u, PCLN_ENOMEM, off,
+					    NULL);
+				z->stage = ns;
+				z->capstage = ZSTD_BLOCKSIZE_MAX + 64;
+			}
+			take = need - z->nstage < n - i ? need - z->nstage :
+			    n - i;
+			memcpy(z->stage + z->nstage, in + i, take);
+			z->nstage += take;
+			i += take;
+			if (z->nstage < need)
+				break;	/* (the rest in the next record) */
+			src = z->stage;
+		} else {
+			src = in + i;
+			i += need;
+		}
+		type = ZSTD_nextInputType(z->dctx);
+		if (type == ZSTDnit_frameHeader) {
+			if (z->nhdr + need > sizeof z->hdr)
+				z->nhdr = 0;	/* (zstd says why, below) */
+			else {
+				memcpy(z->hdr + z->nhdr, src, need);
+				z->nhdr += need;
+			}
+		} else if ((type == ZSTDnit_block ||
+		    type == ZSTDnit_lastBlock) &&
+		    (z->cur == NULL || z->cur->cap - z->wpos < z->blockmax)) {
+			if (zswitch(z) < 0)
+				return zfail(u, PCLN_ENOMEM, off, NULL);
+		}
+		got = ZSTD_decompressContinue(z->dctx, z->cur != NULL ?
+		    z->cur->buf + z->wpos : NULL, z->cur != NULL ?
+		    z->cur->cap - z->wpos : 0, src, need);
+		z->nstage = 0;
+		if (ZSTD_isError(got)) {
+			snprintf(why, sizeof why, "zstd: %s (at byte %zu of "
+			    "its %u)", ZSTD_getErrorName(got), i + 8,
+			    (unsigned)size);
+			return zfail(u, PCLN_EHEADER, off, why);
+		}
+		z->wpos += got;
+		made += got;
+		if (type == ZSTDnit_frameHeader &&
+		    ZSTD_nextInputType(z->dctx) == ZSTDnit_blockHeader) {
+			/* A frame's header, whole: its window; what went
+			 * before is no longer reached. */
+			if ((hr = ZSTD_getFrameHeader(&fh, z->hdr,
+			    z->nhdr)) != 0) {
+				snprintf(why, sizeof why, "zstd: %s (a frame "
+				    "header, at byte %zu of its %u)",
+				    ZSTD_isError(hr) ? ZSTD_getErrorName(hr) :
+				    "header cut", i + 8, (unsigned)size);
+				return zfail(u, PCLN_EHEADER, off, why);
+			}
+			if (fh.windowSize > ZWINDOW_MAX) {
+				snprintf(why, sizeof why, "zstd: %s (a window "
+				    "of %llu bytes, at byte %zu of its %u; "
+				    "expected at most %zu)",
+				    ZSTD_getErrorString(
+				    ZSTD_error_frameParameter_windowTooLarge),
+				    (unsigned long long)fh.windowSize, i + 8,
+				    (unsigned)size, ZWINDOW_MAX);
+				return zfail(u, PCLN_EHEADER, off, why);
+			}
+			z->nhdr = 0;
+			z->window = (size_t)fh.windowSize;
+			z->blockmax = fh.blockSizeMax;
+			z->base = z->wpos;
+			if ((z->cur == NULL || z->cur->cap - z->wpos <
+			    z->window + 2 * z->blockmax + z->hint) &&
+			    zswitch(z) < 0)
+				return zfail(u, PCLN_ENOMEM, off, NULL);
+		}
+		if (z->wpos - z->rpos > CHUNK_MAX)
+			return zfail(u, PCLN_EHEADER, off,
+			    "decompresses to more than 256 MiB");
+	}
+	if (z->cur == NULL)
+		return 0;		/* (nothing out yet) */
+	/* Whole records from the start; the rest is the next one's
+	 * beginning. */
+	for (o = z->rpos; z->wpos - o >= 8; ) {
+		const uint8_t *q = z->cur->buf + o;
+		uint64_t m = perf_u16(p, q + 6);
+
+		if (m < 8) {
+			snprintf(why, sizeof why, "the record at byte %zu of "
+			    "what it and those before decompress to has size "
+			    "%u, expected at least 8", o - z->rpos,
+			    (unsigned)m);
+			return zfail(u, PCLN_EHEADER, off, why);
+		}
+		if (m >= 16 && z->wpos - o < 16)
+			break;	/* (its payload's size may be past) */
+		if ((m = extent(p, q)) > z->wpos - o)
+			break;
+		o += m;
+	}
+	if (made > z->hint)
+		z->hint = made;
+	if (o > z->rpos) {
+		u->data = z->cur->buf + z->rpos;
+		u->len = o - z->rpos;
+		u->seg = z->cur;
+		__atomic_add_fetch(&z->cur->refs, 1, __ATOMIC_RELAXED);
+	}
+	z->rpos = o;
+	z->ntail = u->ntail = z->wpos - o;
+	return 0;
 }
 
 /* The COMPRESSED record R (SIZE bytes at file offset OFF) decompressed
@@ -1022,8 +1099,7 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 		return pclni_seterr(err, PCLN_ENOMEM, -1, "out of memory");
 	if (p->ra == NULL || pclni_perf_ra_zunit(p, &u) == 0) {
 		rabuf = 0;
-		(void)pclni_perf_zunpack(p, &p->z, off, r, size, walk_get,
-		    walk_put, p, &u);
+		(void)pclni_perf_zunpack(p, &p->z, off, r, size, &u);
 	}
 	if (u.r < 0) {
 		if (err != NULL)
@@ -1033,8 +1109,9 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 	p->z.ntail = u.ntail;		/* (the reader's: for check_tail) */
 	c = &p->chunks[p->nchunks++];
 	c->data = u.data;
-	c->cap = u.cap;
+	c->cap = 0;
 	c->len = u.len;
+	c->zseg = u.seg;
 	c->file_off = off;
 	c->pending = 0;
 	c->infile = 0;
