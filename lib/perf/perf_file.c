@@ -269,11 +269,15 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
  * measured; on a later one, where the page cache's large folios are
  * mapped by huge entries, copying a profile of 411 MB took 38 ms and
  * mapping it 1.7 ms (bench/mapfloor.c).  So the first PROBE_CHUNKS
- * chunks are read each way in turn, and the way that was faster (the
- * fastest chunk of each: a preemption counts against neither) reads the
- * rest. */
+ * chunks are mapped, each timed, and PROBE_COPY bytes of each copied
+ * too, into a buffer of their own, for the time only; the way that was
+ * faster (the fastest chunk of each: a preemption counts against
+ * neither) reads the rest.  (Probing by reading every other chunk
+ * copied took fresh buffers for them, 256 page faults each: 0.3 to
+ * 0.6 ms of the long bench profile's 17 to 20.) */
 
 #define PROBE_CHUNKS	4
+#define PROBE_COPY	((size_t)256 << 10)
 
 static int
 read_mode(const pcln_perf *p)
@@ -294,28 +298,42 @@ set_read_mode(pcln_perf *p, int mode)
 	__atomic_store_n(&p->readmode, mode, __ATOMIC_RELAXED);
 }
 
-/* Where the chunk read into F counts for the probe, count it. */
+/* Where the chunk mapped into F counts for the probe (whole enough to
+ * time), time a copy of PROBE_COPY bytes of it too, and count both. */
 static void
 probed(pcln_perf *p, const struct fill *f)
 {
-	uint64_t mib;
+	uint64_t mib, t0, ns;
+	size_t n, got = 0;
 
 	/* (a file's last chunk, or the lone record of one, may be too
 	 * short to time) */
 	if (read_mode(p) != PCLNI_PERF_READ_PROBE || f->r < 0 ||
-	    f->got < p->chunk_size / 2)
+	    !f->mapped || f->got < p->chunk_size / 2)
 		return;
 	mib = f->ns * ((uint64_t)1 << 20) / f->got;
-	if (f->mapped)
-		p->probe_map = p->probe_map == 0 || mib < p->probe_map ? mib :
-		    p->probe_map;
-	else
-		p->probe_copy = p->probe_copy == 0 || mib < p->probe_copy ?
-		    mib : p->probe_copy;
-	if (++p->nprobe >= PROBE_CHUNKS && p->probe_map != 0 &&
-	    p->probe_copy != 0)
-		set_read_mode(p, p->probe_map <= p->probe_copy ?
-		    PCLNI_PERF_READ_MAP : PCLNI_PERF_READ_COPY);
+	p->probe_map = p->probe_map == 0 || mib < p->probe_map ? mib :
+	    p->probe_map;
+	/* (its pages made at once: a page fault in the copy would count
+	 * against copying, which takes buffers it reuses) */
+	if (p->probebuf == NULL && (p->probebuf = pcln_huge_alloc(PROBE_COPY,
+	    &p->probelen)) != NULL)
+		(void)madvise(p->probebuf, p->probelen, MADV_POPULATE_WRITE);
+	n = f->got < PROBE_COPY ? f->got : PROBE_COPY;
+	if (p->probebuf != NULL) {
+		t0 = now_ns();
+		if (read_full(p->fd, p->probebuf, n, f->file_off, &got) == 0 &&
+		    got == n) {
+			ns = now_ns() - t0;
+			mib = ns * ((uint64_t)1 << 20) / n;
+			p->probe_copy = p->probe_copy == 0 ||
+			    mib < p->probe_copy ? mib : p->probe_copy;
+		}
+	}
+	if (++p->nprobe >= PROBE_CHUNKS)
+		set_read_mode(p, p->probe_copy == 0 || p->probe_map <=
+		    p->probe_copy ? PCLNI_PERF_READ_MAP :
+		    PCLNI_PERF_READ_COPY);
 }
 
 /* A buffer for a chunk (the caller's way: the reader's or the walk's),
@@ -330,8 +348,7 @@ next_fill(pcln_perf *p, uint64_t off, chunk_buf_fn get, struct fill *f)
 	uint8_t *b;
 	size_t cap = 0;
 
-	if (mode == PCLNI_PERF_READ_MAP || (mode == PCLNI_PERF_READ_PROBE &&
-	    p->nprobe % 2 == 0)) {
+	if (mode == PCLNI_PERF_READ_MAP || mode == PCLNI_PERF_READ_PROBE) {
 		fill(p, off, NULL, 0, f);
 		if (!f->nomap) {
 			probed(p, f);

@@ -779,6 +779,7 @@ pcln_perf_close(pcln_perf *p)
 	free(p->cmdline);
 	free(p->order);
 	pclni_perf_free_chunks(p);
+	pcln_huge_free(p->probebuf, p->probelen);
 	free(p->claim);
 	if (p->map != NULL && p->twin_of == NULL)
 		munmap(p->map, p->maplen);

@@ -184,11 +184,14 @@ struct pcln_perf {
 	size_t chunk_size;		/* what a chunk reads (FILE_CHUNK) */
 	/* PCLN_PERF_MAPREAD: how the chunks are read (PCLNI_PERF_READ_*);
 	 * while it probes, the fastest of each way so far, in ns a MiB,
-	 * and the chunks probed.  Only the thread that reads the chunks
-	 * (the reader, or the walk) touches them. */
+	 * the chunks probed and the buffer the copies go to (PROBELEN
+	 * bytes, pcln_huge_alloc's, or NULL).  Only the thread that reads
+	 * the chunks (the reader, or the walk) touches them. */
 	int readmode;
 	unsigned nprobe;
 	uint64_t probe_map, probe_copy;
+	uint8_t *probebuf;
+	size_t probelen;
 	uint64_t dropped;		/* MAPREAD: the mapping's entries
 					 * before this file offset dropped */
 	/* pcln_perf_open_twin: TWIN_OF's mapping is this handle's (MAP not
