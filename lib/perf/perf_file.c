@@ -101,6 +101,45 @@ now_ns(void)
 
 static inline void cpu_relax(void);
 
+/* With a twin (pcln_perf_open_twin), the claim of the chunk at OFF in
+ * the first handle's CLAIM (its first 64 KiB: no two chunks start in
+ * the same), or NULL. */
+static uint8_t *
+claim_of(const pcln_perf *p, uint64_t off)
+{
+	const pcln_perf *f = p->twin_of != NULL ? p->twin_of : p;
+	size_t k = (size_t)(off >> CLAIM_SHIFT);
+
+	if ((p->twin_of == NULL && !p->has_twin) || f->claim == NULL ||
+	    k >= f->nclaim)
+		return NULL;
+	return &f->claim[k];
+}
+
+/* With a twin: the chunk after the one just framed, at OFF (N bytes),
+ * claimed and populated now by the first of the two to frame the one
+ * before, while the records of that one are still to go out (some
+ * 70 us of them, against 17 us to populate 1 MiB): the two then find it
+ * done where they need it, and neither waits for the other's populate,
+ * as one did for 40 % of the chunks, 1.3 to 1.6 ms in all, when they
+ * claimed a chunk only where they needed it.  (The one ahead does it:
+ * it is slowed, and the other takes the lead.)  A populate that fails
+ * is the need's to see (the file's size, below). */
+static void
+populate_ahead(const pcln_perf *p, uint64_t off, size_t n)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uint8_t *at = (uint8_t *)p->map + off, none = 0;
+	uint8_t *start = (uint8_t *)((uintptr_t)at & ~(pg - 1));
+	uint8_t *claim = claim_of(p, off);
+
+	if (claim == NULL || !__atomic_compare_exchange_n(claim, &none,
+	    CLAIM_BUSY, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return;
+	(void)madvise(start, (size_t)(at + n - start), MADV_POPULATE_READ);
+	__atomic_store_n(claim, CLAIM_DONE, __ATOMIC_RELEASE);
+}
+
 /* The N bytes at OFF in P's mapping: their pages asked for at once
  * (MADV_POPULATE_READ), so that the walk takes no fault in them.  0 and
  * *GOT (fewer than N: the file ends sooner, it shrank since the open);
@@ -128,15 +167,14 @@ map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
 	 * chunk, each waited for the page tables' lock; each populating
 	 * every other one, the other got to half of those first and took
 	 * them as page faults: 3,700 of them on a profile of 412 MB, 16
-	 * pages each, more than populating them cost.) */
+	 * pages each, more than populating them cost.)  Most chunks are
+	 * claimed ahead (populate_ahead): found done here. */
 	if (p->twin_of != NULL || p->has_twin) {
 		const pcln_perf *f = p->twin_of != NULL ? p->twin_of : p;
-		size_t k = (size_t)(off >> CLAIM_SHIFT);
 
-		if (f->claim != NULL && k < f->nclaim) {
+		if ((claim = claim_of(p, off)) != NULL) {
 			uint8_t none = 0;
 
-			claim = &f->claim[k];
 			mine = __atomic_compare_exchange_n(claim, &none,
 			    CLAIM_BUSY, 0, __ATOMIC_ACQ_REL,
 			    __ATOMIC_ACQUIRE);
@@ -258,6 +296,10 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
 		f->next_off = off + o;
 		f->damaged = r < 0;	/* after this chunk's records */
 	}
+	if (f->mapped && f->r == 0 && !f->damaged && f->next_off < end)
+		populate_ahead(p, f->next_off, end - f->next_off <
+		    p->chunk_size ? (size_t)(end - f->next_off) :
+		    p->chunk_size);
 }
 
 /* --- copied or mapped (PCLN_PERF_MAPREAD) --------------------------------
