@@ -812,28 +812,30 @@ pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u)
  * whole profile would count in the process's resident memory (416 MB
  * for a profile of 411 MB, against 20 MB with copies).  In regions of
  * DROP_UNIT: the kernel maps a file's large folios with huge entries,
- * and dropping a part of one splits it; and each drop interrupts the
- * other CPUs running the process, to flush their TLBs, which a guest
- * pays dearly (in regions of 2 MiB, 206 drops on the long bench
- * profile: 0.7 to 0.9 ms more of its 17 to 20, for 6 MB less at its
- * peak).  A page dropped while records in it are still read (a chunk
- * the ordered walk still holds) comes back at a fault, from the page
- * cache. */
-#define DROP_UNIT	((uint64_t)8 << 20)
+ * and dropping a part of one splits it.  A page dropped while records
+ * in it are still read (a chunk the ordered walk still holds) comes
+ * back at a fault, from the page cache. */
+#define DROP_UNIT	((uint64_t)2 << 20)
 
 /* With a twin (pcln_perf_open_twin), which reads the same mapping as
  * far as this handle, give or take a little: the pages are kept this
  * far behind, for the other's records, and each of the two drops every
- * other region. */
+ * other region of DROP_TWIN_UNIT.  (Each drop interrupts the other CPU,
+ * where the other thread runs, to flush its TLB, which a guest pays
+ * dearly: in regions of 2 MiB, 206 drops on the long bench profile,
+ * 0.7 to 0.9 ms more of its 17 to 20, for 6 MB less at its peak.  One
+ * handle alone drops as often at no cost.) */
 #define DROP_TWIN	((uint64_t)32 << 20)
+#define DROP_TWIN_UNIT	((uint64_t)8 << 20)
 
 static void
 drop_mapped(pcln_perf *p, const struct perf_chunk *c)
 {
 	int twins = p->has_twin || p->twin_of != NULL;
 	uint64_t lag = twins ? DROP_TWIN : DROP_UNIT;
+	uint64_t unit = twins ? DROP_TWIN_UNIT : DROP_UNIT;
 	uint64_t upto = c->file_off > lag ? (c->file_off - lag) &
-	    ~(DROP_UNIT - 1) : 0, u;
+	    ~(unit - 1) : 0, u;
 
 	if (upto <= p->dropped)
 		return;
@@ -842,10 +844,10 @@ drop_mapped(pcln_perf *p, const struct perf_chunk *c)
 		    (size_t)(upto - p->dropped), MADV_DONTNEED);
 	else
 		/* (each twin every other region) */
-		for (u = p->dropped; u < upto; u += DROP_UNIT)
-			if ((u / DROP_UNIT) % 2 == (p->twin_of != NULL))
+		for (u = p->dropped; u < upto; u += unit)
+			if ((u / unit) % 2 == (p->twin_of != NULL))
 				(void)madvise((uint8_t *)p->map + u,
-				    (size_t)DROP_UNIT, MADV_DONTNEED);
+				    (size_t)unit, MADV_DONTNEED);
 	p->dropped = upto;
 }
 
