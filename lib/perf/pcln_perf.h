@@ -208,8 +208,8 @@ typedef struct pcln_perf pcln_perf;
  * the handle's mapping of the file, populated a chunk at a time
  * (MADV_POPULATE_READ, by the reader thread with PCLN_PERF_READAHEAD),
  * instead of copied into buffers, where that is faster: the first
- * chunks are read each way in turn and timed, and the faster way reads
- * the rest.  Copying costs some 0.1 ms a MiB everywhere; a mapping's
+ * chunks are mapped and timed, and a part of each copied and timed too,
+ * and the faster way reads the rest.  Copying costs some 0.1 ms a MiB everywhere; a mapping's
  * page tables cost from a twentieth of that to three times it, with the
  * hypervisor.  The caller takes a risk the copy does not have: a file
  * that shrinks while the handle reads it (another process truncates
@@ -329,12 +329,13 @@ int pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
  * regular file, before or after its first record), reading in FIRST's
  * mapping: with PCLN_PERF_MAPREAD, the pages either handle asked for
  * are there for both, where two handles of pcln_perf_open_fd would
- * populate (and drop) the same pages twice; each chunk is populated by
- * the handle that gets to it first.  FLAGS: PCLN_PERF_ORDERED,
+ * populate (and drop) the same pages twice; each chunk is populated
+ * once, by the first of the two to frame the chunk before it (or to get
+ * to it).  FLAGS: PCLN_PERF_ORDERED,
  * PCLN_PERF_MAPREAD (read in the mapping unless FIRST found copying
  * faster); no reader thread (FIRST's populates ahead).  FIRST drops the
  * mapping's pages behind it (PCLN_PERF_MAPREAD) 32 MiB later than
- * alone, for the twin's records; a twin much further behind takes the
+ * alone, for the twin's records, the two every other region of 8 MiB; a twin much further behind takes the
  * pages again from the page cache.  FIRST outlives the twin; each is
  * used by one thread at a time, the two by two threads at once (for
  * pcln_perf_share).  NULL and ERR (PCLN_EINVAL: FIRST is no such
