@@ -894,7 +894,9 @@ zswitch(struct perf_zs *z)
 	size_t carry = z->cur != NULL ? z->wpos - z->rpos : 0;
 	size_t need = 2 * carry + z->window + 2 * z->blockmax + z->hint;
 
-	need = (need + 0xffff) & ~(size_t)0xffff;
+	/* (in 64 KiB; a window of 0, a frame's that says it is empty,
+	 * still gets one) */
+	need = need < 0x10000 ? 0x10000 : (need + 0xffff) & ~(size_t)0xffff;
 	for (s = z->segs; s != NULL; s = s->next)
 		if (s != z->cur && s->cap >= need &&
 		    __atomic_load_n(&s->refs, __ATOMIC_ACQUIRE) == 0)
