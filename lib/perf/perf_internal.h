@@ -60,8 +60,10 @@ struct perf_chunk {
 };
 
 /* perf record -z's decompressor (perf_record.c).  The records are
- * decompressed straight into segments (zstd's buffer-less API: no
- * window of its own, no copy out of it), one after the other in a
+ * decompressed straight into segments (zstd's buffer-less API, in
+ * zstd.h's ZSTD_STATIC_LINKING_ONLY part, which libzstd.so exports; its
+ * compressing half is deprecated in later zstd, this half is not: no
+ * window of zstd's own, no copy out of it), one after the other in a
  * segment until it is nearly full, then in another whose units all
  * went back, or a new one: zstd's matches reach into the one before
  * only, which holds at least a window.  The units handed out (whole
