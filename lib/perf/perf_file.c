@@ -498,10 +498,16 @@ cpu_relax(void)
 
 /* perf record -z: the reader decompresses the COMPRESSED records of the
  * chunks it read too, in file order, up to ZQ_DEPTH ahead of the scan
- * (each what one decompresses to, some 100 KiB in perf's: 16 or 64
- * ahead were no faster): on a profile of 8,000 samples, 117 M of the
- * walk's 166 M instructions were zstd's, now beside the walk. */
-#define ZQ_DEPTH	4
+ * (each what one decompresses to, some 100 KiB in perf's, in the
+ * decompressor's segments: perf_record.c): on a profile of 8,000
+ * samples, 117 M of the walk's 166 M instructions were zstd's, now
+ * beside the walk.  The reader is the longer of the two, and while the
+ * walk starts (its tables, the kernel's symbols) it goes on up to 32
+ * units ahead, not 4: bench/perf.sh's -z profile 6.98 -> 6.68 ms
+ * (medians of 12, in turn; 16: 6.77, 64: 6.79), 0.9 MB more at peak.
+ * (When units were copied out of zstd's window, 16 or 64 were no
+ * faster.) */
+#define ZQ_DEPTH	32
 
 struct perf_ra {
 	pthread_t thread;
