@@ -2246,12 +2246,17 @@ stats_add_other(struct stats *st, const struct stats *s,
 }
 
 /* Two threads: where the process may run on two CPUs, for text from a
- * file whose data section is PAR_MIN_DATA or more (the second thread's
- * handle, processes and memos cost some 0.5 ms: more than they save on
- * a profile of 40 MB, 5,000 samples with their stack copies, less than
- * half of what they save on one of 400 MB); PCLN_PERF_THREADS=1 keeps
- * one, PCLN_PERF_THREADS=2 makes two whatever the size (the tests). */
-#define PAR_MIN_DATA	((uint64_t)64 << 20)
+ * file whose data section is PAR_MIN_DATA or more and whose records are
+ * not perf record -z's (each thread would decompress them all: the
+ * reader thread does it beside the one walk).  The second thread's
+ * handle, processes and memos cost some 0.5 ms, which a profile of
+ * 11 MB (1,200 samples with their stack copies) just makes up for
+ * (2.31 ms either way); on one of 22 MB two threads took 2.69 ms
+ * against 2.84, on bench/perf.sh's of 41 MB 3.53 against 3.90 and on
+ * its SQLite one of 36 MB 4.17 against 4.92 (medians of 10, in turn),
+ * at 33 MB at the peak against 21.  PCLN_PERF_THREADS=1 keeps one,
+ * PCLN_PERF_THREADS=2 makes two whatever the file (the tests). */
+#define PAR_MIN_DATA	((uint64_t)16 << 20)
 
 static int
 two_threads(const struct perf_cmd *c, int infd)
@@ -2265,7 +2270,9 @@ two_threads(const struct perf_cmd *c, int infd)
 	if ((t != NULL && strcmp(t, "1") == 0) || infd < 0 || info->pipe)
 		return 0;
 	if (!(t != NULL && strcmp(t, "2") == 0) &&
-	    info->data_end - info->data_offset < PAR_MIN_DATA)
+	    (info->data_end - info->data_offset < PAR_MIN_DATA ||
+	    (info->features[PCLN_PERF_FEAT_COMPRESSED / 64] >>
+	    PCLN_PERF_FEAT_COMPRESSED % 64 & 1)))
 		return 0;
 	return sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
 	    CPU_COUNT(&cpus) > 1;

@@ -173,13 +173,19 @@ typedef struct pcln_perf_info {
 					 * first */
 	int truncated;			/* the file ends inside the data
 					 * section */
-	uint64_t features[4];		/* adds_features bitmap */
+	uint64_t features[4];		/* adds_features bitmap (bit
+					 * PCLN_PERF_FEAT_COMPRESSED: perf
+					 * record -z) */
 	const char *hostname, *osrelease, *version, *arch, *cmdline;
 	size_t nattr, nbuildid;
 	int pipe;			/* a pipe-mode stream (perf record -o
 					 * -): header_size 16, the attributes
 					 * and features in its first records */
 } pcln_perf_info;
+
+/* The feature bit (pcln_perf_info's FEATURES) perf record -z sets: the
+ * records are in COMPRESSED records (perf's HEADER_COMPRESSED). */
+#define PCLN_PERF_FEAT_COMPRESSED	27
 
 typedef struct pcln_perf pcln_perf;
 
@@ -331,12 +337,12 @@ int pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
  * are there for both, where two handles of pcln_perf_open_fd would
  * populate (and drop) the same pages twice; each chunk is populated
  * once, by the first of the two to frame the chunk before it (or to get
- * to it).  FLAGS: PCLN_PERF_ORDERED,
- * PCLN_PERF_MAPREAD (read in the mapping unless FIRST found copying
- * faster); no reader thread (FIRST's populates ahead).  FIRST drops the
- * mapping's pages behind it (PCLN_PERF_MAPREAD) 32 MiB later than
- * alone, for the twin's records, the two every other region of 8 MiB; a twin much further behind takes the
- * pages again from the page cache.  FIRST outlives the twin; each is
+ * to it).  FLAGS: PCLN_PERF_ORDERED, PCLN_PERF_MAPREAD (read in the
+ * mapping unless FIRST found copying faster); no reader thread (FIRST's
+ * populates ahead).  The two drop the mapping's pages behind them
+ * (PCLN_PERF_MAPREAD) 8 MiB later than one handle alone, for the
+ * other's records, each every other region of 8 MiB; a twin much
+ * further behind takes the pages again from the page cache.  FIRST outlives the twin; each is
  * used by one thread at a time, the two by two threads at once (for
  * pcln_perf_share).  NULL and ERR (PCLN_EINVAL: FIRST is no such
  * handle). */
