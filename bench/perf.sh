@@ -12,9 +12,10 @@
 # from Debian's source by bench/sqlite.sh; skipped, saying why, where it
 # cannot be) running bench/sqlite-work.sql ("sqlite": a real program,
 # deeper stacks, far more distinct pcs).  On each it times, BENCH_RUNS
-# times (median): pclndump perf (perf script's text; in two threads on
-# the long profile, data section 64 MiB and more), the same in one
-# thread (PCLN_PERF_THREADS=1), pclndump perf --folded, perf script and
+# times (median): pclndump perf (perf script's text; in two threads
+# where the data section is 16 MiB or more and not perf record -z's: the
+# short, long and SQLite profiles), the same in one walk
+# (PCLN_PERF_THREADS=1), pclndump perf --folded, perf script and
 # perf report --stdio, all writing to /dev/null, taking turns (a round
 # runs each once).  The figures are samples unwound and symbolized per
 # second of wall time (from fork to wait4: bench/timecmd.c) and peak
