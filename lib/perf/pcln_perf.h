@@ -204,25 +204,27 @@ typedef struct pcln_perf pcln_perf;
  * ahead of the walk (four at most), so that the kernel's copy of them,
  * a third of what a --call-graph dwarf sample costs the walk, is done
  * on another core; and it decompresses perf record -z's COMPRESSED
- * records (four at most ahead of the walk), which cost the walk more
+ * records (32 at most ahead of the walk), which cost the walk more
  * than the rest of its work (117 M of 166 M instructions on a profile
  * of 8,000 samples).  It is started at the first record and joined by
  * pcln_perf_close; the handle is still used by one thread at a time.
  * Where a thread cannot be started the walk reads alone. */
 #define PCLN_PERF_READAHEAD	0x2
 /* pcln_perf_open_fd only: the data section's records may be read in
- * the handle's mapping of the file, populated a chunk at a time
- * (MADV_POPULATE_READ, by the reader thread with PCLN_PERF_READAHEAD),
- * instead of copied into buffers, where that is faster: the first
- * chunks are mapped and timed, and a part of each copied and timed too,
- * and the faster way reads the rest.  Copying costs some 0.1 ms a MiB everywhere; a mapping's
- * page tables cost from a twentieth of that to three times it, with the
- * hypervisor.  The caller takes a risk the copy does not have: a file
+ * the handle's mapping of the file, brought in a chunk at a time (a
+ * byte read in each 64 KiB, the kernel's fault-around mapping the pages
+ * between; by the reader thread with PCLN_PERF_READAHEAD), instead of
+ * copied into buffers, where that is faster: the first chunks are
+ * mapped and timed, and a part of each copied and timed too, and the
+ * faster way reads the rest.  Copying costs some 0.1 ms a MiB
+ * everywhere; a mapping's page tables cost from a twentieth of that to
+ * three times it, with the hypervisor.  The caller takes a risk the copy does not have: a file
  * that shrinks while the handle reads it (another process truncates
  * it) makes the records already mapped past its new end raise SIGBUS
  * where they are read; the caller that sets this flag handles SIGBUS
  * (pclndump reports it and exits 1).  A shrink seen when a chunk is
- * mapped is the error a copy gives (PCLN_ETRUNC). */
+ * mapped (the file's size is looked at before its pages are read) is
+ * the error a copy gives (PCLN_ETRUNC). */
 #define PCLN_PERF_MAPREAD	0x4
 
 /* Open the perf.data image BUF[0..LEN) (BUF must outlive the handle):
@@ -239,7 +241,7 @@ pcln_perf *pcln_perf_open(const uint8_t *buf, size_t len, unsigned flags,
  * not populated (the handle's, unmapped at the close), the data
  * section's records with pread, a chunk of whole records (1 MiB) at a
  * time, into buffers used again once their records went out; or, with
- * PCLN_PERF_MAPREAD where that is faster, in the mapping, populated a
+ * PCLN_PERF_MAPREAD where that is faster, in the mapping, brought in a
  * chunk at a time and its entries dropped once the chunk's records went
  * out.  A profile's 8 KiB stack copies read through a mapping cost a
  * TLB miss and a page-table entry a page on some guests, four times the
