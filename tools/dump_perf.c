@@ -2250,8 +2250,8 @@ stats_add_other(struct stats *st, const struct stats *s,
  * not perf record -z's (each thread would decompress them all: the
  * reader thread does it beside the one walk).  The second thread's
  * handle, processes and memos cost some 0.5 ms, which a profile of
- * 11 MB (1,200 samples with their stack copies) just makes up for
- * (2.31 ms either way); on one of 22 MB two threads took 2.69 ms
+ * 11 MB (some 1,300 samples with their stack copies) just makes up for
+ * (2.26-2.39 ms either way); on one of 22 MB two threads took 2.69 ms
  * against 2.84, on bench/perf.sh's of 41 MB 3.53 against 3.90 and on
  * its SQLite one of 36 MB 4.17 against 4.92 (medians of 10, in turn),
  * at 33 MB at the peak against 21.  PCLN_PERF_THREADS=1 keeps one,
