@@ -38,19 +38,41 @@ pclnrt_read_direct(void *arg, uint64_t addr, uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* Where a walk reads its stack words from without a call: the copy of
+ * the stack (W->copy), whose words are at offsets 0..LIM from BASE, and
+ * whether they are 8-byte little-endian (a profiler's copy on x86-64 or
+ * arm64: each one load, not eight). */
+struct wordsrc {
+	const uint8_t *copy;	/* NULL: every word through the reader */
+	uint64_t base, lim;
+	int le8;
+};
+
+static void
+wordsrc_init(const pclnrt_walk *w, struct wordsrc *s)
+{
+	s->copy = w->copy_len >= w->ptrsize ? w->copy : NULL;
+	s->base = w->copy_base;
+	s->lim = s->copy != NULL ? w->copy_len - w->ptrsize : 0;
+	s->le8 = w->ptrsize == 8 && !w->bigendian;
+}
+
 /* Read the stack word at ADDR into *V.  Returns 0 or -1. */
 PCLNRT_INLINE int
-readword(const pclnrt_walk *w, uint64_t addr, uint64_t *v)
+readword(const pclnrt_walk *w, const struct wordsrc *s, uint64_t addr,
+    uint64_t *v)
 {
-	pclnrt_readfn rd = w->read != NULL ? w->read : pclnrt_read_direct;
-	uint64_t at = addr - w->copy_base;
+	pclnrt_readfn rd;
+	uint64_t at = addr - s->base;
 	uint8_t buf[8];
 
-	if (w->copy != NULL && addr >= w->copy_base && at <= w->copy_len &&
-	    w->copy_len - at >= w->ptrsize) {
-		*v = pclnrt_loadptr(w->copy + at, w->ptrsize, w->bigendian);
+	/* (an ADDR below BASE makes AT wrap, past LIM) */
+	if (s->copy != NULL && at <= s->lim) {
+		*v = s->le8 ? pclnrt_load64(s->copy + at, 0) :
+		    pclnrt_loadptr(s->copy + at, w->ptrsize, w->bigendian);
 		return 0;
 	}
+	rd = w->read != NULL ? w->read : pclnrt_read_direct;
 	if (rd(w->read_arg, addr, buf, w->ptrsize) != 0)
 		return -1;
 	*v = pclnrt_loadptr(buf, w->ptrsize, w->bigendian);
@@ -108,9 +130,11 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	size_t n = 0;
 	int stop, retaddr, leaf, usefp, fpok = 1;
 	int32_t cfarule, fpsave, sprc;
-	pclnrt_stepcache *steps;
+	pclnrt_stepcache *steps = NULL;
 	pclnrt_stepcache_ent *se;
+	struct wordsrc src;
 	size_t gen;
+	uint64_t hits = 0;
 
 	if (w == NULL || w->modules == NULL || (frames == NULL && max > 0) ||
 	    (w->ptrsize != 4 && w->ptrsize != 8) ||
@@ -129,6 +153,7 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 	    w->steps->ent != NULL ? w->steps : NULL;
 	/* The registry as this walk finds it: an entry made under another
 	 * generation (a module registered or removed since) never hits. */
+	wordsrc_init(w, &src);
 	gen = steps != NULL ? atomic_load(&((pclnrt_registry *)(uintptr_t)
 	    w->modules)->generation) : 0;
 	for (;;) {
@@ -144,9 +169,9 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		look = retaddr ? pc - 1 : pc;
 		se = steps != NULL ? &steps->ent[stephash(look) &
 		    steps->mask] : NULL;
-		if (se != NULL && se->reg == w->modules && se->gen == gen &&
-		    se->look == look && se->usefp == (uint32_t)usefp) {
-			steps->hits++;
+		if (se != NULL && se->look == look && se->gen == gen &&
+		    se->reg == w->modules && se->usefp == (uint32_t)usefp) {
+			hits++;
 			fr->module = se->module;
 			funccopy(&fr->func, &se->func);
 			fr->file = se->file;
@@ -220,7 +245,7 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		if (w->conv == PCLNRT_CONV_STACK && cfarule != 0) {
 			/* CFA = fp + rule; the return address just below. */
 			uint64_t cfa = (fp + (uint64_t)(int64_t)cfarule) & mask;
-			if (!fpok || readword(w, (cfa - w->ptrsize) & mask,
+			if (!fpok || readword(w, &src, (cfa - w->ptrsize) & mask,
 			    &ret) != 0) {
 				stop = PCLNRT_STOP_READ;
 				break;
@@ -229,7 +254,7 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		} else if (w->conv == PCLNRT_CONV_STACK) {
 			/* The return address was pushed just above the
 			 * frame: at sp + D; the caller's sp is above it. */
-			if (readword(w, (sp + d) & mask, &ret) != 0) {
+			if (readword(w, &src, (sp + d) & mask, &ret) != 0) {
 				stop = PCLNRT_STOP_READ;
 				break;
 			}
@@ -243,7 +268,7 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 			} else if (fr->spdelta == 0) {
 				stop = PCLNRT_STOP_NOFRAME;
 				break;
-			} else if (readword(w, sp, &ret) != 0) {
+			} else if (readword(w, &src, sp, &ret) != 0) {
 				stop = PCLNRT_STOP_READ;
 				break;
 			}
@@ -261,7 +286,7 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		 * names the slot just popped; outside a profiler's stack
 		 * copy) leaves the frame pointer unknown: only a frame
 		 * whose CFA needs it stops the walk. */
-		if (fpsave != 0 && readword(w, (csp -
+		if (fpsave != 0 && readword(w, &src, (csp -
 		    (uint64_t)(int64_t)fpsave) & mask, &fp) != 0)
 			fpok = 0;
 		else if (fpsave != 0)
@@ -277,6 +302,8 @@ pclnrt_traceback(const pclnrt_walk *w, pclnrt_frame *frames, size_t max,
 		sp = frames[n - 1].sp;
 	}
 out:
+	if (steps != NULL)
+		steps->hits += hits;
 	if (stopp != NULL) {
 		stopp->reason = stop;
 		stopp->pc = pc;
