@@ -50,6 +50,12 @@ struct pcln_perf_space {
 	struct comm *retired;		/* replaced names, kept */
 	uint64_t reach;			/* how far walks read, on average
 					 * (a moving one, in bytes x 8) */
+	/* Where a sample's user registers hold ip, sp and bp (at 8 x
+	 * REGAT[i], -1 for none) under the register mask REGMASK, the
+	 * mask of the samples before, as a rule (three pcln_perf_reg
+	 * were 110 instructions a sample). */
+	uint64_t regmask;
+	int regat[3];
 };
 
 /* The store's provider: the caller's table function for one object. */
@@ -88,6 +94,8 @@ pcln_perf_space_new(pcln_perf_table_fn table, void *arg, pcln_err *err)
 	}
 	s->table = table;
 	s->arg = arg;
+	/* (a mask of none: no register) */
+	s->regat[0] = s->regat[1] = s->regat[2] = -1;
 	if ((s->store = pcln_objstore_new_provider(provide, s, err)) ==
 	    NULL) {
 		free(s);
@@ -464,13 +472,15 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 		if (top >= mem->sp && top - mem->sp + 64 > mem->hi)
 			mem->hi = top - mem->sp + 64;
 	}
+	frames += *out;
+	*out += n;
 	for (i = 0; i < n; i++) {
-		pcln_perf_frame *fr = &frames[(*out)++];
-		int ret = i > 0 || (flags & PCLNRT_TB_FIRST_RETADDR);
+		pcln_perf_frame *fr = &frames[i];
+		uint64_t back = i > 0 || (flags & PCLNRT_TB_FIRST_RETADDR);
 
 		/* Every field, no memset: a sample's frames are many. */
 		fr->pc = tb[i].pc;
-		fr->lookup = ret ? tb[i].pc - 1 : tb[i].pc;
+		fr->lookup = tb[i].pc - back;
 		fr->where = PCLN_PERF_IN_TABLE;
 		fr->func = tb[i].func;
 		fr->name = NULL;
@@ -506,13 +516,27 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	*stop = PCLN_PERF_STOP_NOTHREAD;
 	if (max == 0 || (pr = find_proc(s, ev->pid)) == NULL)
 		return 0;
-	if (pcln_perf_reg(p, ev, PCLN_PERF_REG_X86_IP, &ip) < 0 ||
-	    pcln_perf_reg(p, ev, PCLN_PERF_REG_X86_SP, &sp) < 0) {
+	if (ev->u.sample.regs != NULL &&
+	    ev->u.sample.regs_mask != s->regmask) {
+		static const unsigned want[3] = { PCLN_PERF_REG_X86_IP,
+		    PCLN_PERF_REG_X86_SP, PCLN_PERF_REG_X86_BP };
+		uint64_t m = ev->u.sample.regs_mask;
+		size_t i;
+
+		for (i = 0; i < 3; i++)
+			s->regat[i] = m >> want[i] & 1 ?
+			    __builtin_popcountll(m & ((UINT64_C(1) <<
+			    want[i]) - 1)) : -1;
+		s->regmask = m;
+	}
+	if (ev->u.sample.regs == NULL || s->regat[0] < 0 || s->regat[1] < 0) {
 		*stop = PCLN_PERF_STOP_NOREGS;
 		return 0;
 	}
-	if (pcln_perf_reg(p, ev, PCLN_PERF_REG_X86_BP, &bp) < 0)
-		bp = 0;
+	ip = perf_u64(p, ev->u.sample.regs + 8 * s->regat[0]);
+	sp = perf_u64(p, ev->u.sample.regs + 8 * s->regat[1]);
+	bp = s->regat[2] >= 0 ? perf_u64(p, ev->u.sample.regs +
+	    8 * s->regat[2]) : 0;
 	mem.sp = sp;
 	mem.data = ev->u.sample.stack;
 	mem.len = ev->u.sample.stack != NULL ? ev->u.sample.stack_dyn : 0;
