@@ -149,6 +149,9 @@ struct perf_cmd {
 	uint64_t hd_period;
 	const char *hd_event;
 	int hd_oneline;
+	uint64_t hd_secs;		/* "SECS." of the time: HD_SECSTXT */
+	char hd_secstxt[24];		/* (HD_SECSLEN bytes; 0: none yet) */
+	size_t hd_secslen;
 	struct kmemo {
 		uint64_t pc, start;
 		const char *name, *mod;
@@ -659,6 +662,13 @@ ob_mem(struct obuf *o, const char *str, size_t n)
 
 #define ob_str(o, s)	ob_mem((o), (s), strlen(s))
 
+static const char dec2[] =
+    "0001020304050607080910111213141516171819"
+    "2021222324252627282930313233343536373839"
+    "4041424344454647484950515253545556575859"
+    "6061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 /* V in decimal (HEX 0) or hex, right-aligned in WIDTH (at most 20) with
  * PAD: two digits a step, constant divisors (a division by a variable
  * base costs more than a frame's unwinding). */
@@ -674,13 +684,9 @@ ob_num(struct obuf *o, uint64_t v, int hex, int width, char pad)
 	    "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
 	    "c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3d4d5d6d7d8d9dadbdcdddedf"
 	    "e0e1e2e3e4e5e6e7e8e9eaebecedeeeff0f1f2f3f4f5f6f7f8f9fafbfcfdfeff";
-	static const char dec2[] =
-	    "0001020304050607080910111213141516171819"
-	    "2021222324252627282930313233343536373839"
-	    "4041424344454647484950515253545556575859"
-	    "6061626364656667686970717273747576777879"
-	    "8081828384858687888990919293949596979899";
-	char d[24], *e = d + sizeof d, *q = e;
+	/* (the digits end at E, 24 bytes in; 24 bytes from Q are copied,
+	 * in one move rather than a call with N) */
+	char d[48], *e = d + 24, *q = e;
 	size_t n;
 
 	if (hex) {
@@ -697,11 +703,11 @@ ob_num(struct obuf *o, uint64_t v, int hex, int width, char pad)
 			q++;
 	}
 	n = (size_t)(e - q);
-	if (ob_room(o, (size_t)width > n ? (size_t)width : n) < 0)
+	if (ob_room(o, ((size_t)width > n ? (size_t)width : n) + 24) < 0)
 		return;
 	for (; (size_t)width > n; width--)
 		o->b[o->len++] = pad;
-	memcpy(o->b + o->len, q, n);
+	memcpy(o->b + o->len, q, 24);
 	o->len += n;
 }
 
@@ -1310,6 +1316,45 @@ user_frames(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr,
 
 /* --- one sample ------------------------------------------------------ */
 
+/* A sample's time as perf script prints it, "SECS.USECS" (SECS
+ * right-aligned in 5), into C->fb: the seconds are those of the sample
+ * before, as a rule, made once; the microseconds three pairs of digits
+ * (two calls of ob_num took 190 instructions a sample). */
+static void
+ob_time(struct perf_cmd *c, uint64_t t)
+{
+	uint64_t secs = t / 1000000000u, v;
+	uint32_t us = (uint32_t)(t % 1000000000u / 1000u);
+	char *b;
+
+	if (c->hd_secslen == 0 || secs != c->hd_secs) {
+		char d[20];
+		size_t n = 0, len = 0;
+
+		v = secs;
+		do
+			d[n++] = (char)('0' + v % 10);
+		while ((v /= 10) != 0);
+		while (n + len < 5)
+			c->hd_secstxt[len++] = ' ';
+		while (n > 0)
+			c->hd_secstxt[len++] = d[--n];
+		c->hd_secstxt[len++] = '.';
+		c->hd_secslen = len;
+		c->hd_secs = secs;
+	}
+	/* (room for the whole of HD_SECSTXT, copied in one move) */
+	if (ob_room(&c->fb, sizeof c->hd_secstxt + 6) < 0)
+		return;
+	b = c->fb.b + c->fb.len;
+	memcpy(b, c->hd_secstxt, sizeof c->hd_secstxt);
+	b += c->hd_secslen;
+	memcpy(b, dec2 + 2 * (us / 10000), 2);
+	memcpy(b + 2, dec2 + 2 * (us / 100 % 100), 2);
+	memcpy(b + 4, dec2 + 2 * (us % 100), 2);
+	c->fb.len += c->hd_secslen + 6;
+}
+
 /* As perf script prints it: "COMM TID [CPU] SECS.USECS: PERIOD EVENT: "
  * ("[CPU] " where the samples record it) into
  * C->fb, before the sample's frames add their lines. */
@@ -1381,9 +1426,7 @@ sample_header(struct perf_cmd *c, const pcln_perf_event *ev,
 		ob_num(&c->fb, ev->cpu, 0, 3, '0');
 		ob_mem(&c->fb, "] ", 2);
 	}
-	ob_num(&c->fb, ev->time / 1000000000u, 0, 5, ' ');
-	ob_mem(&c->fb, ".", 1);
-	ob_num(&c->fb, ev->time % 1000000000u / 1000u, 0, 6, '0');
+	ob_time(c, ev->time);
 	if (c->trace != NULL && ev->u.sample.raw != NULL) {
 		const pcln_perf_attr *a = ev->attr != NULL ? ev->attr :
 		    pcln_perf_get_attr(c->p, 0);
