@@ -55,7 +55,28 @@ struct pcln_aspace {
 				 * store keeps every table) */
 	size_t hint[ASPACE_HINTS]; /* 1 + the places in MAPS found lately,
 				 * the last first; 0: none (find_amap) */
+	uint64_t version;	/* pcln_aspace_version: bump() */
 };
+
+/* The versions of every address space of the process: no two states of
+ * any two have the same (an aspace freed and another made at its
+ * address starts at a version never seen). */
+static uint64_t aspace_versions;
+
+/* What a walk or a lookup in AS finds may have changed: a mapping
+ * replaced or resolved, the set read again. */
+static void
+bump(pcln_aspace *as)
+{
+	as->version = __atomic_add_fetch(&aspace_versions, 1,
+	    __ATOMIC_RELAXED);
+}
+
+uint64_t
+pcln_aspace_version(const pcln_aspace *as)
+{
+	return as->version;
+}
 
 pcln_aspace *
 pcln_aspace_new(int pid, pcln_objstore *store, unsigned flags, pcln_err *err)
@@ -71,6 +92,7 @@ pcln_aspace_new(int pid, pcln_objstore *store, unsigned flags, pcln_err *err)
 	as->store = store != NULL ? store : &as->own;
 	as->reg_dirty = 1;
 	pclnrt_pccache_init(&as->cache);
+	bump(as);
 	return as;
 }
 
@@ -257,6 +279,10 @@ pcln_aspace_add(pcln_aspace *as, const pcln_mapping *m, pcln_err *err)
 		as->maps[i++] = part[np - 1];
 	as->nmaps = n;
 	memset(as->hint, 0, sizeof as->hint);
+	/* (a mapping where there was none changes no walk, nor the
+	 * lookups of any other address: heaps grow by hundreds) */
+	if (lo < hi)
+		bump(as);
 	return 0;
 nomem:
 	free(nm.path);
@@ -333,6 +359,7 @@ pcln_aspace_set_maps(pcln_aspace *as, const char *text, size_t len,
 	as->cap = c.cap;
 	memset(as->hint, 0, sizeof as->hint);
 	as->reg_dirty = 1;
+	bump(as);
 	return 0;
 }
 
@@ -619,6 +646,7 @@ resolve(pcln_aspace *as, struct amap *a)
 	if (a->resolved)
 		return a->inst;
 	a->resolved = 1;
+	bump(as);
 	if (strncmp(a->path, "//anon", 6) == 0 ||
 	    (strncmp(a->path, "/memfd:", 7) == 0 && as->pid == 0))
 		return NULL;	/* not files (a memfd: through map_files) */

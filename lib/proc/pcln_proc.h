@@ -270,6 +270,13 @@ size_t pcln_aspace_nmaps(const pcln_aspace *as);
 const pcln_mapping *pcln_aspace_map(const pcln_aspace *as, size_t i);
 const pcln_mapping *pcln_aspace_find(const pcln_aspace *as, uint64_t addr);
 
+/* A number that changes whenever what a walk or a lookup in AS finds may
+ * change (a mapping replaced or resolved, the set read again; not a
+ * mapping added where there was none), and that no other state of any
+ * address space of the process has had: a cache of AS's walks keyed by
+ * it stays right. */
+uint64_t pcln_aspace_version(const pcln_aspace *as);
+
 /* The object mapped at ADDR, resolved (its table found or made) the
  * first time it is asked for, and in *BIAS (if not NULL) its load bias
  * there: run-time address minus the object's own (link-time) address.

@@ -289,6 +289,59 @@ START_TEST(test_add_splice)
 }
 END_TEST
 
+/* pcln_aspace_version: a new number where a lookup may find otherwise
+ * (a mapping replaced, the set read again, a mapping resolved), none
+ * where it cannot (a mapping where there was none), and no number of
+ * another address space; lookups right after every change (the
+ * mappings found last are tried first). */
+START_TEST(test_version)
+{
+	static const char text[] = "1000-2000 r-xp 0 00:00 0 /x\n";
+	pcln_aspace *as = pcln_aspace_new(0, NULL, 0, NULL);
+	pcln_aspace *other = pcln_aspace_new(0, NULL, 0, NULL);
+	pcln_mapping m;
+	uint64_t v0, v1, v2;
+
+	ck_assert_ptr_nonnull(as);
+	ck_assert_ptr_nonnull(other);
+	v0 = pcln_aspace_version(as);
+	ck_assert_uint_ne(v0, 0);
+	ck_assert_uint_ne(v0, pcln_aspace_version(other));
+	m = mk(0x10000, 0x20000, 0, "/a");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	m = mk(0x30000, 0x40000, 0, "/b");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	ck_assert_uint_eq(pcln_aspace_version(as), v0);
+	ck_assert_str_eq(pcln_aspace_find(as, 0x10000)->path, "/a");
+	ck_assert_str_eq(pcln_aspace_find(as, 0x3ffff)->path, "/b");
+	ck_assert_str_eq(pcln_aspace_find(as, 0x10000)->path, "/a");
+	ck_assert_ptr_null(pcln_aspace_find(as, 0x20000));
+	/* Over /a's end: /a cut, the lookups see it. */
+	m = mk(0x18000, 0x28000, 0, "/c");
+	ck_assert_int_eq(pcln_aspace_add(as, &m, NULL), 0);
+	v1 = pcln_aspace_version(as);
+	ck_assert_uint_ne(v1, v0);
+	ck_assert_str_eq(pcln_aspace_find(as, 0x10000)->path, "/a");
+	ck_assert_str_eq(pcln_aspace_find(as, 0x18000)->path, "/c");
+	ck_assert_str_eq(pcln_aspace_find(as, 0x20000)->path, "/c");
+	ck_assert_str_eq(pcln_aspace_find(as, 0x30000)->path, "/b");
+	ck_assert_ptr_null(pcln_aspace_find(as, 0x28000));
+	/* Resolving a mapping (no object here: a path that is none). */
+	(void)pcln_aspace_object(as, 0x18000, NULL);
+	v2 = pcln_aspace_version(as);
+	ck_assert_uint_ne(v2, v1);
+	(void)pcln_aspace_object(as, 0x18000, NULL);
+	ck_assert_uint_eq(pcln_aspace_version(as), v2);
+	ck_assert_int_eq(pcln_aspace_set_maps(as, text, sizeof text - 1, NULL),
+	    0);
+	ck_assert_uint_ne(pcln_aspace_version(as), v2);
+	ck_assert_ptr_null(pcln_aspace_find(as, 0x10000));
+	ck_assert_str_eq(pcln_aspace_find(as, 0x1000)->path, "/x");
+	pcln_aspace_free(as);
+	pcln_aspace_free(other);
+}
+END_TEST
+
 /* Overlapping lines are refused, and the set is then unchanged. */
 START_TEST(test_set_maps)
 {
@@ -616,6 +669,7 @@ maps_suite(void)
 	tcase_add_test(tc, test_add_replaces);
 	tcase_add_test(tc, test_add_splice);
 	tcase_add_test(tc, test_set_maps);
+	tcase_add_test(tc, test_version);
 	tcase_add_test(tc, test_self);
 #ifdef CHECK_MAPS_PLUGIN
 	tcase_add_test(tc, test_self_dlclose);
