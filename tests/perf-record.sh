@@ -94,11 +94,14 @@ compare() {
 		    "$name.noname")"
 	# One thread and two (each a share of the samples in blocks of 128,
 	# the text written out in turn): the same text, the same counts.
+	# (the walks remembered are each thread's: they differ)
 	ncase=$((ncase + 1))
 	PCLN_PERF_THREADS=1 "$D" perf -i "$data" --stats $popts \
-	    >"$name.pcln1" 2>"$name.stats1" &&
+	    >"$name.pcln1" 2>"$name.stats1all" &&
 	    PCLN_PERF_THREADS=2 "$D" perf -i "$data" --stats $popts \
-	    >"$name.pcln2" 2>"$name.stats2" &&
+	    >"$name.pcln2" 2>"$name.stats2all" &&
+	    grep -v '^  walks from' "$name.stats1all" >"$name.stats1" &&
+	    grep -v '^  walks from' "$name.stats2all" >"$name.stats2" &&
 	    cmp -s "$name.pcln1" "$name.pcln2" &&
 	    cmp -s "$name.stats1" "$name.stats2" ||
 		fail "$name: two threads differ from one: $(diff \
@@ -111,13 +114,55 @@ compare() {
 		ncase=$((ncase + 1))
 		PCLN_PERF_SMALL_MEMO=1 PCLN_PERF_THREADS=$t "$D" perf \
 		    -i "$data" --stats $popts >"$name.small$t" \
-		    2>"$name.smallstats$t" &&
+		    2>"$name.smallall$t" &&
+		    grep -v '^  walks from' "$name.smallall$t" \
+		    >"$name.smallstats$t" &&
 		    cmp -s "$name.pcln1" "$name.small$t" &&
 		    cmp -s "$name.stats1" "$name.smallstats$t" ||
 			fail "$name: small memos, $t thread(s), differ: $(diff \
 			    "$name.pcln1" "$name.small$t" | head -n 4)"
 	done
+	# Every walk made again (PCLN_PERF_REMEMBER=0), none taken from
+	# the walks remembered: the same text and counts; and with them,
+	# walks taken again, where the profile's stacks come again (a few
+	# hundred samples or more, in the test's programs).
+	ncase=$((ncase + 1))
+	PCLN_PERF_REMEMBER=0 PCLN_PERF_THREADS=1 "$D" perf -i "$data" \
+	    --stats $popts >"$name.walked" 2>"$name.walkedall" &&
+	    grep -v '^  walks from' "$name.walkedall" >"$name.walkedstats" &&
+	    cmp -s "$name.pcln1" "$name.walked" &&
+	    cmp -s "$name.stats1" "$name.walkedstats" ||
+		fail "$name: walks remembered differ from walks made: $(diff \
+		    "$name.walked" "$name.pcln1" | head -n 4)"
+	# Every walk that can be remembered is (PCLN_PERF_REMEMBER=all, no
+	# trial): the same text; and some are taken again, where the
+	# profile's stacks come again (a few hundred samples or more of the
+	# test's programs: 30 % to 95 % of them).
+	ncase=$((ncase + 1))
+	PCLN_PERF_REMEMBER=all PCLN_PERF_THREADS=1 "$D" perf -i "$data" \
+	    --stats $popts >"$name.kept" 2>"$name.keptall" &&
+	    grep -v '^  walks from' "$name.keptall" >"$name.keptstats" &&
+	    cmp -s "$name.pcln1" "$name.kept" &&
+	    cmp -s "$name.stats1" "$name.keptstats" ||
+		fail "$name: every walk remembered, the text differs: $(diff \
+		    "$name.walked" "$name.kept" | head -n 4)"
+	ncase=$((ncase + 1))
+	nsamp=$(sed -n 's/.* records, \([0-9]*\) samples: .*/\1/p' \
+	    "$name.stats1all")
+	sed -n 's/^  walks from a sample.s ip: \([0-9]*\), \([0-9]*\) of .*/\1 \2/p' \
+	    "$name.keptall" >"$name.walks"
+	read -r nwalk nkept <"$name.walks" || nwalk=
+	sed -n 's/^  walks from a sample.s ip: \([0-9]*\), \([0-9]*\) of .*/\2/p' \
+	    "$name.walkedall" >"$name.walks0"
+	if [ -z "$nwalk" ] || [ "$(cat "$name.walks0")" != 0 ]; then
+		fail "$name: no count of walks remembered, or some with none:" \
+		    "$(grep 'walks from' "$name.keptall" "$name.walkedall")"
+	elif [ "${nsamp:-0}" -ge 300 ] && [ "$nwalk" -gt 0 ] &&
+	    [ "$nkept" -lt $((nwalk / 5)) ]; then
+		fail "$name: $nkept of $nwalk walks remembered"
+	fi
 	echo "== $name"; cat "$name.cmp"; head -n 4 "$name.stats"
+	grep '^  walks from' "$name.stats1all" "$name.keptall"
 }
 
 # The profiles compared against 99 % are some 1,600 samples each: about
@@ -128,6 +173,56 @@ compare() {
 # pcln's name for the entry at the same place (and says how many).
 record c.data --call-graph dwarf ./cprog 600 >/dev/null &&
 	compare c-dwarf c.data 99
+# A walk remembered is taken again only where the stack copy holds the
+# words it read: one sample's copy zeroed from an offset on
+# (tests/perf/stackmod.py) where its ip and sp came twice before, the
+# walk beyond its first frame remembered (PCLN_PERF_REMEMBER=all: from
+# the first walk that can be).  The text is the walks' made again; and
+# for some offset the sample's first frame and its caller are the
+# sample's before (the key of the walk remembered) and its frames
+# further up are not (which a walk taken by its key alone would print).
+# sample_text FILE NS: the sample at time NS (ns) as pclndump prints it,
+# without its header line.
+sample_text() {
+	awk -v t="$(awk -v n="$2" 'BEGIN { printf("%d.%06d:",
+	    int(n / 1e9), int(n % 1e9 / 1000)) }')" '
+	    !on && index($0, t) { on = 1; next } on && $0 == "" { exit }
+	    on' "$1"
+}
+if [ -s c.data ]; then
+	ncase=$((ncase + 1))
+	keyed=
+	for off in 64 128 256 512 1024 2048 4096; do
+		python3 "$top_srcdir/tests/perf/stackmod.py" c.data \
+		    cmod.data $off >cmod.times 2>cmod.err || {
+			fail "cmod: $(cat cmod.err)"; break; }
+		read -r t1 t2 <cmod.times
+		PCLN_PERF_THREADS=1 PCLN_PERF_REMEMBER=all "$D" perf \
+		    -i cmod.data --stats >cmod.pcln 2>cmod.stats &&
+		    PCLN_PERF_THREADS=1 PCLN_PERF_REMEMBER=0 "$D" perf \
+		    -i cmod.data >cmod.walked 2>cmod.err &&
+		    cmp -s cmod.pcln cmod.walked || {
+			fail "cmod: from byte $off, walks remembered differ" \
+			    "from walks made: $(diff cmod.walked cmod.pcln |
+			    head -n 6)"; break; }
+		grep -Eq '^  walks from a sample.s ip: [0-9]+, [1-9][0-9]* ' \
+		    cmod.stats || { fail "cmod: no walk remembered:" \
+			    "$(grep 'walks from' cmod.stats)"; break; }
+		sample_text cmod.pcln "$t1" >cmod.before
+		sample_text cmod.pcln "$t2" >cmod.changed
+		if [ "$(sed -n 1,2p cmod.before)" = \
+		    "$(sed -n 1,2p cmod.changed)" ] &&
+		    [ "$(wc -l <cmod.before)" -ge 2 ] &&
+		    ! cmp -s cmod.before cmod.changed; then
+			keyed=$off
+			break
+		fi
+	done
+	[ -n "$keyed" ] || fail "cmod: no offset left the first frame and" \
+	    "its caller as they were and changed a frame further up"
+	echo "== cmod: the copy zeroed from byte ${keyed:-?}: the walk" \
+	    "beyond its first two frames made again"
+fi
 # perf record -z: the records in a zstd stream (lib/perf decompresses
 # them with libzstd), the stacks as perf script reads them.
 if grep -q '^#define HAVE_LIBZSTD 1' "$top_builddir/config.h"; then

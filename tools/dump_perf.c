@@ -57,6 +57,9 @@ struct stats {
 	uint64_t lost, lost_samples, lost_records, bad, unknown_type;
 	uint64_t compressed, mmaps, comms, forks, exits;
 	uint64_t truncated_stack;	/* walks that ran off the copy */
+	uint64_t walks, remembered;	/* pcln_perf_space_walks: the
+					 * second thread's (the first's are
+					 * its space's) */
 	uint64_t sample_recs, bad_samples;	/* of RECORDS, BAD */
 	char firstbad[256];
 };
@@ -1900,6 +1903,14 @@ report(struct perf_cmd *c, int full)
 	}
 	fprintf(o, "\n  (\"memory read failed\": the walk reached the end of "
 	    "the stack copy, %" PRIu64 " samples)\n", s->truncated_stack);
+	{
+		uint64_t walks, remembered;
+
+		pcln_perf_space_walks(c->space, &walks, &remembered);
+		fprintf(o, "  walks from a sample's ip: %" PRIu64 ", %" PRIu64
+		    " of them remembered from one before\n", walks + s->walks,
+		    remembered + s->remembered);
+	}
 	fprintf(o, "  objects: %zu, %zu with a table (%zu .pcln sections, "
 	    "%zu Go tables, %zu made, %zu from the cache, %zu found by "
 	    "build-id, %zu build-id mismatches)\n", nobj, ntab,
@@ -2283,6 +2294,8 @@ stats_add_other(struct stats *st, const struct stats *s,
 	st->frames_inline += s->frames_inline;
 	st->frames_total += s->frames_total;
 	st->truncated_stack += s->truncated_stack;
+	st->walks += s->walks;
+	st->remembered += s->remembered;
 	/* (its records that are not samples are the first thread's too) */
 	add_recs(st, w->sample_recs, w->sample_recs, w->bad_samples,
 	    w->bad_samples, w->firstbad);
@@ -2319,6 +2332,20 @@ two_threads(const struct perf_cmd *c, int infd)
 		return 0;
 	return sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
 	    CPU_COUNT(&cpus) > 1;
+}
+
+/* PCLN_PERF_REMEMBER=0: every walk made again, none taken from the walks
+ * remembered; =all: every walk that can be remembered is, however few
+ * come again (pcln_perf_space_memo; the tests compare the two). */
+static void
+space_options(pcln_perf_space *s)
+{
+	const char *v = getenv("PCLN_PERF_REMEMBER");
+
+	if (s != NULL && v != NULL && strcmp(v, "0") == 0)
+		pcln_perf_space_memo(s, 0);
+	else if (s != NULL && v != NULL && strcmp(v, "all") == 0)
+		pcln_perf_space_memo(s, 2);
 }
 
 /* What a thread's command holds of its own (C2: not LEAD's tables, nor
@@ -2394,6 +2421,7 @@ start_two(struct perf_cmd *c, int infd, struct two *tw)
 		dump_error("perf: out of memory");
 		return DUMP_EXIT_IO;
 	}
+	space_options(c->space);
 	tw->c2 = c2;
 	pa->other = c2;
 	c2->input = c->input;
@@ -2437,6 +2465,7 @@ start_two(struct perf_cmd *c, int infd, struct two *tw)
 		dump_error("perf: out of memory");
 		return DUMP_EXIT_IO;
 	}
+	space_options(c2->space);
 	pclnrt_pccache_init(&c2->cache);
 	if ((c2->fb.b = pcln_huge_alloc(2 * OUT_CHUNK, &c2->fb.huge)) !=
 	    NULL)
@@ -2488,6 +2517,7 @@ end_two(struct perf_cmd *c, struct two *tw, int rc)
 	if (tw->started)
 		pthread_join(tw->thread, NULL);
 	tw->started = 0;
+	pcln_perf_space_walks(c2->space, &c2->st.walks, &c2->st.remembered);
 	stats_add_other(&c->st, &c2->st, &tw->w);
 	if (c->fl != NULL && c2->fl != NULL && tw->rc == 0 && rc == 0 &&
 	    flame_merge(c->fl, c2->fl) < 0) {
@@ -2662,6 +2692,7 @@ dump_perf(int argc, char **argv)
 		rc = DUMP_EXIT_IO;
 		goto out;
 	}
+	space_options(c->space);
 	pclnrt_pccache_init(&c->cache);
 	/* The text's buffer at its full size at once: grown by doubling,
 	 * each step copied it and faulted in new pages (pcln_huge_alloc:

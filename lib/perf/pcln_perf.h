@@ -561,6 +561,26 @@ const char *pcln_perf_comm(const pcln_perf_space *s, uint32_t pid,
 void pcln_perf_space_counts(const pcln_perf_space *s, size_t *nobjects,
     size_t *nwithtable);
 
+/* Walks remembered: pcln_perf_unwind takes what a walk it made before
+ * found beyond a sample's first frame again (the same frames and stop)
+ * for a sample of the same process, in the same state of its mappings,
+ * whose first frame steps to the same caller (return address and sp),
+ * whose stack copy holds the same words where that walk read return
+ * addresses and saved frame pointers, and whose frame pointer is the
+ * same where that walk used it: the runtime's walk would make the same
+ * frames (perf_space.c says when a walk is remembered).  On by default,
+ * where it pays: after a trial of 128 walks remembered, only while they
+ * are taken again at least twice as often as walks are remembered (a
+ * profile whose stacks seldom come again is walked as if it were off).
+ * ON 0 turns it off (and frees what it held), 1 on, 2 on without the
+ * trial (for tests: every walk that can be is remembered). */
+void pcln_perf_space_memo(pcln_perf_space *s, int on);
+
+/* The walks pcln_perf_unwind began at a sample's ip (*WALKED), and how
+ * many of them it took from those remembered (*REMEMBERED). */
+void pcln_perf_space_walks(const pcln_perf_space *s, uint64_t *walked,
+    uint64_t *remembered);
+
 #ifdef __cplusplus
 }
 #endif

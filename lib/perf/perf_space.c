@@ -39,6 +39,16 @@ struct comm {
 };
 
 #define NBUCKET	1024
+/* The walks remembered (below, "walks remembered"): the step rules kept
+ * by pc; the places walked from once (a walk is remembered the second
+ * time); a trial of WMEMO_TRIAL walks remembered, after which they are
+ * only while taken again WMEMO_GAIN times as often, else for
+ * WMEMO_QUIET walks none is. */
+#define NCFAM		1024
+#define WMEMO_SEEN	16384
+#define WMEMO_TRIAL	128
+#define WMEMO_GAIN	2
+#define WMEMO_QUIET	8192
 
 struct pcln_perf_space {
 	pcln_perf_table_fn table;
@@ -56,7 +66,47 @@ struct pcln_perf_space {
 	 * were 110 instructions a sample). */
 	uint64_t regmask;
 	int regat[3];
+	/* Walks remembered (struct wmemo, below): WMEMO_SETS sets of
+	 * WMEMO_WAYS, made at the first walk; NULL: none (or off).  Each
+	 * place in a set is NULL or an entry of WPOOL (NWPOOL of them
+	 * taken). */
+	struct wmemo **wm;
+	struct wmemo *wpool;
+	size_t nwpool;
+	int wmoff;			/* pcln_perf_space_memo(S, 0) */
+	int wmall;			/* pcln_perf_space_memo(S, 2) */
+	/* The frames of the walks remembered: FTAB[0..NFTAB) (CAPFTAB),
+	 * each made under the space version FVER[i], found by FHASH
+	 * (FMASK + 1 places, 1 + the frame's place; 0: none). */
+	pcln_perf_frame *ftab;
+	uint64_t *fver;
+	struct fstep {			/* a first frame's step (first_step):
+					 * OK 0, none; its delta, CFA rule and
+					 * saved frame pointer's place */
+		int ok;
+		int32_t d, cfa, fpsave;
+	} *fstep;
+	uint64_t seen[WMEMO_SEEN / 64];	/* the places walked from, by their
+					 * hash (wmemo_put) */
+	size_t nftab, capftab;
+	uint32_t *fhash;
+	size_t fmask;
+	uint64_t fullver;		/* the state FTAB was full in */
+	struct cfam {			/* step_rules' answers */
+		const pclnrt_table *t;
+		uint64_t look;
+		int32_t cfa, fpsave;
+	} cfam[NCFAM];
+	pclnrt_pccache cfacache;
+	unsigned wmnext;		/* the way a full set gives up next */
+	uint64_t walked, remembered;	/* pcln_perf_space_walks */
+	/* A trial of the walks remembered: NPUT remembered, WHITS taken
+	 * again, since it began; WQUIET: none are, since the walk of that
+	 * number (1 + the count before it), or 0. */
+	uint64_t nput, whits, wquiet;
 };
+
+static void wmemo_free(pcln_perf_space *s);
 
 /* The store's provider: the caller's table function for one object. */
 static int
@@ -96,6 +146,7 @@ pcln_perf_space_new(pcln_perf_table_fn table, void *arg, pcln_err *err)
 	s->arg = arg;
 	/* (a mask of none: no register) */
 	s->regat[0] = s->regat[1] = s->regat[2] = -1;
+	pclnrt_pccache_init(&s->cfacache);
 	if ((s->store = pcln_objstore_new_provider(provide, s, err)) ==
 	    NULL) {
 		free(s);
@@ -132,6 +183,7 @@ pcln_perf_space_free(pcln_perf_space *s)
 			free(c);
 		}
 	}
+	wmemo_free(s);
 	while (s->retired != NULL) {
 		struct comm *c = s->retired;
 
@@ -434,12 +486,527 @@ read_stack(const struct stackmem *m, uint64_t addr, uint8_t *buf,
 
 #define WALK_MAX	256
 
-/* The walk from PC, SP, FP (FLAGS: PCLNRT_TB_*) through PR's objects,
- * appended to FRAMES[*OUT..MAX); the stop in *SI. */
+/* --- walks remembered ----------------------------------------------------
+ *
+ * A profile's samples are mostly stacks walked before: the 48,848 of
+ * bench/perf.sh's long profile have some 70 chains of callers under
+ * their first frames, and the walk of each sample (the runtime's steps, its
+ * frames made into pcln_perf_frame, their mappings) was 1,900 of its
+ * 4,200 instructions.  So the walk from a sample's first frame on is
+ * remembered: keyed by that frame's caller -- the return address and
+ * the sp the first frame's step gives -- and by the state of the
+ * process's address space (pcln_aspace_version), holding its frames and
+ * every word of the stack copy that the runtime's walk read and that
+ * decided a step:
+ *   - each return address, at an offset from the key's sp: from the
+ *     frame's sp and delta, or from the frame pointer and the frame's
+ *     CFA rule (PCLN_PCDATA_CFA);
+ *   - each saved frame pointer (PCLN_PCDATA_FPSAVE) that a CFA rule
+ *     used later, its value too;
+ *   - and the frame pointer the walk came in with, relative to the
+ *     key's sp, where a CFA rule used it before any was restored;
+ * where the walk ended at an outermost frame, a return address of 0, a
+ * frame with no delta, or a return address past the copy's end (a frame
+ * stepped by its delta).  A sample whose first frame's step gives the
+ * same key, whose copy holds the same words there (and ends before the
+ * word the walk could not read) and whose frame pointer is the same
+ * there, is walked as that walk was: the runtime's walk would read the
+ * same words from the same places and make the same frames.  A function
+ * sampled under callers at different depths (a recursion) is keyed by
+ * different sps.
+ *
+ * The first frame itself is kept by its pc, with what its step needs
+ * (its delta, or CFA rule, and its saved frame pointer's place): the
+ * step is then a read or two.  Frames are kept once each (FTAB), a walk
+ * remembered holds their places: what it takes is memory never touched
+ * before, each page a fault (2 us on the guest measured: 440 faults,
+ * 0.9 ms, on a profile of 5,000 samples with the frames in each walk's
+ * own block). */
+#define WMEMO_SETS	256
+#define WMEMO_WAYS	4
+#define WMEMO_MAXF	32		/* frames of a walk remembered */
+#define WMEMO_MAXFP	8		/* saved frame pointers it checks */
+/* Frames kept, at most: 240 KiB of them, which a core's cache can hold;
+ * a walk that would need more is not remembered. */
+#define FTAB_MAX	((size_t)2048)
+
+struct wmemo {
+	uint64_t ip, sp, version;	/* the key (VERSION 0: empty) */
+	uint64_t hi;			/* how far it read, from sp */
+	int64_t fprel;			/* FPIN: the frame pointer it came in
+					 * with, minus sp */
+	uint32_t n, nslot, nfp;		/* N frames; NSLOT return addresses
+					 * and NFP saved frame pointers read */
+	int stop;			/* the walk's stop reason */
+	int fpin;			/* it used the frame pointer it came
+					 * in with */
+	uint32_t fail;			/* STOP_READ: the offset from sp of
+					 * the word it could not read */
+	/* Its frames, in S->ftab; where it read (from sp: a sample is at
+	 * most 64 KiB) each caller's pc (the next frame's), or 0 (the last
+	 * of an END); the saved frame pointers' places and values. */
+	uint16_t fi[WMEMO_MAXF];
+	uint16_t off[WMEMO_MAXF];
+	uint16_t fpoff[WMEMO_MAXFP];
+	uint64_t fpval[WMEMO_MAXFP];
+};
+
 static void
-walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
-    uint64_t fp, unsigned flags, pcln_perf_frame *frames, size_t *out,
-    size_t max, pclnrt_stopinfo *si)
+wmemo_free(pcln_perf_space *s)
+{
+	free(s->wm);
+	free(s->wpool);
+	free(s->ftab);
+	free(s->fver);
+	free(s->fstep);
+	free(s->fhash);
+	s->wm = NULL;
+	s->wpool = NULL;
+	s->nwpool = 0;
+	s->ftab = NULL;
+	s->fver = NULL;
+	s->fstep = NULL;
+	s->fhash = NULL;
+	s->nftab = s->capftab = 0;
+	s->fmask = 0;
+}
+
+static uint64_t
+fhash(uint64_t version, uint64_t pc)
+{
+	return ((pc ^ version * UINT64_C(0xff51afd7ed558ccd)) *
+	    UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+}
+
+/* The set of the walks keyed by PC at SP. */
+static struct wmemo **
+wmemo_set(const pcln_perf_space *s, uint64_t pc, uint64_t sp)
+{
+	uint64_t h = (pc ^ sp * UINT64_C(0xff51afd7ed558ccd)) *
+	    UINT64_C(0x9e3779b97f4a7c15);
+
+	return &s->wm[(h >> 32 & (WMEMO_SETS - 1)) * WMEMO_WAYS];
+}
+
+/* The word at OFF of the stack copy MEM into *V: 0, or -1 where the
+ * runtime's walk could not read it (the copy's bounds, as readword's). */
+static int
+mem_word(const struct stackmem *mem, uint64_t off, uint64_t *v)
+{
+	if (mem->data == NULL || mem->len < 8 || off > mem->len - 8)
+		return -1;
+	*v = pclnrt_load64(mem->data + off, 0);
+	return 0;
+}
+
+/* The walk remembered for the caller at PC and SP (with the frame
+ * pointer FP, FPOK 0 where it is not known), under VERSION, whose words
+ * are those of the stack copy MEM, of at most MAX frames, or NULL. */
+static const struct wmemo *
+wmemo_find(const pcln_perf_space *s, uint64_t pc, uint64_t sp, uint64_t fp,
+    int fpok, uint64_t version, const struct stackmem *mem, size_t max)
+{
+	struct wmemo *const *set = wmemo_set(s, pc, sp);
+	const struct wmemo *e;
+	uint64_t base = sp - mem->sp, v;
+	size_t w, j;
+
+	/* (SP is in the copy: the first frame stepped there by reading the
+	 * word just below it) */
+	if (mem->data == NULL || sp < mem->sp || base > mem->len)
+		return NULL;
+	for (w = 0; w < WMEMO_WAYS; w++) {
+		if ((e = set[w]) == NULL || e->ip != pc || e->sp != sp ||
+		    e->version != version || e->n > max)
+			continue;
+		if (e->fpin && (!fpok || fp - sp != (uint64_t)e->fprel))
+			continue;
+		/* (the offsets rise: the last one is the furthest; a walk
+		 * that ran off the copy did so at FAIL) */
+		if (e->nslot > 0 && base + e->off[e->nslot - 1] + 8 > mem->len)
+			continue;
+		if (e->stop == PCLNRT_STOP_READ && base + e->fail + 8 <=
+		    mem->len)
+			continue;
+		for (j = 0; j < e->nslot; j++)
+			if (pclnrt_load64(mem->data + base + e->off[j], 0) !=
+			    (j + 1 < e->n ? s->ftab[e->fi[j + 1]].pc : 0))
+				break;
+		if (j < e->nslot)
+			continue;
+		for (j = 0; j < e->nfp; j++)
+			if (mem_word(mem, base + e->fpoff[j], &v) < 0 ||
+			    v != e->fpval[j])
+				break;
+		if (j == e->nfp)
+			return e;
+	}
+	return NULL;
+}
+
+/* The rules of the step from the frame TB (looked up at LOOK) that the
+ * runtime's walk takes besides its delta: its CFA rule (*CFA, 0: none)
+ * and where it saved its caller's frame pointer (*FPSAVE, 0: nowhere),
+ * as pclnrt_traceback looks them up.  Asked of each frame of each walk
+ * remembered (a pc-value table decoded up to the pc each time was a
+ * fifth of the instructions of a profile of 5,000 samples): kept by pc,
+ * in S->cfam. */
+static void
+step_rules(pcln_perf_space *s, const pclnrt_frame *tb, uint64_t look,
+    int32_t *cfa, int32_t *fpsave)
+{
+	struct cfam *m = &s->cfam[(look * UINT64_C(0x9e3779b97f4a7c15)) >>
+	    32 & (NCFAM - 1)];
+	uint64_t link = look - tb->module->bias;
+
+	if (m->t != tb->func.t || m->look != look || m->t == NULL) {
+		m->t = tb->func.t;
+		m->look = look;
+		if (pclnrt_pcvalue_cached(&tb->func,
+		    PCLN_TAB_PCDATA(PCLN_PCDATA_CFA), link, &m->cfa,
+		    &s->cfacache) != PCLNRT_OK)
+			m->cfa = 0;
+		if (pclnrt_pcvalue_cached(&tb->func,
+		    PCLN_TAB_PCDATA(PCLN_PCDATA_FPSAVE), link, &m->fpsave,
+		    &s->cfacache) != PCLNRT_OK)
+			m->fpsave = 0;
+	}
+	*cfa = m->cfa;
+	*fpsave = m->fpsave;
+}
+
+/* The place of the frame at PC, looked up at LOOK, of a walk under
+ * VERSION in S->ftab, or -1. */
+static long
+ftab_find(const pcln_perf_space *s, uint64_t version, uint64_t pc,
+    uint64_t look)
+{
+	size_t i, k;
+
+	if (s->fhash == NULL)
+		return -1;
+	for (k = fhash(version, pc) & s->fmask; s->fhash[k] != 0;
+	    k = (k + 1) & s->fmask) {
+		i = s->fhash[k] - 1;
+		if (s->fver[i] == version && s->ftab[i].pc == pc &&
+		    s->ftab[i].lookup == look)
+			return (long)i;
+	}
+	return -1;
+}
+
+/* The place of frame F (of a walk under VERSION) in S->ftab, kept there
+ * now if it was not; 0 and *AT, or -1 (no memory, or FTAB_MAX kept). */
+static int
+ftab_put(pcln_perf_space *s, uint64_t version, const pcln_perf_frame *f,
+    uint16_t *at)
+{
+	size_t i, k;
+
+	if (s->fhash == NULL) {
+		if ((s->fhash = calloc(2 * FTAB_MAX, sizeof *s->fhash)) ==
+		    NULL)
+			return -1;
+		s->fmask = 2 * FTAB_MAX - 1;
+	}
+	for (k = fhash(version, f->pc) & s->fmask; s->fhash[k] != 0;
+	    k = (k + 1) & s->fmask) {
+		i = s->fhash[k] - 1;
+		/* (a frame is its pc's in a state of the space: the same pc
+		 * looked up the same way makes the same frame) */
+		if (s->fver[i] == version && s->ftab[i].pc == f->pc &&
+		    s->ftab[i].lookup == f->lookup) {
+			*at = (uint16_t)i;
+			return 0;
+		}
+	}
+	if (s->nftab >= FTAB_MAX)
+		return -1;
+	if (s->nftab == s->capftab) {
+		size_t n = s->capftab == 0 ? 256 : 2 * s->capftab;
+		pcln_perf_frame *t = realloc(s->ftab, n * sizeof *t);
+		uint64_t *v;
+		struct fstep *st;
+
+		if (t == NULL)
+			return -1;
+		s->ftab = t;
+		if ((v = realloc(s->fver, n * sizeof *v)) == NULL)
+			return -1;
+		s->fver = v;
+		if ((st = realloc(s->fstep, n * sizeof *st)) == NULL)
+			return -1;
+		s->fstep = st;
+		s->capftab = n;
+	}
+	s->ftab[s->nftab] = *f;
+	s->fver[s->nftab] = version;
+	s->fstep[s->nftab].ok = 0;
+	s->fhash[k] = (uint32_t)++s->nftab;
+	*at = (uint16_t)(s->nftab - 1);
+	return 0;
+}
+
+/* Every walk remembered forgotten, every frame kept too. */
+static void
+wmemo_clear(pcln_perf_space *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nwpool; i++)
+		s->wpool[i].version = 0;
+	if (s->fhash != NULL)
+		memset(s->fhash, 0, (s->fmask + 1) * sizeof *s->fhash);
+	s->nftab = 0;
+}
+
+/* Keep the first frame of the walk that made TB[0..N) and FRAMES (the
+ * same, made pcln_perf_frame; SI its stop) under VERSION, with what its
+ * step to its caller took, where it took one: the frame is a matter of
+ * its pc and the tables, the step of those, the word it read and the
+ * frame pointer, which is all the next sample at the same pc needs to
+ * find its caller (pcln_perf_unwind). */
+static void
+first_step(pcln_perf_space *s, uint64_t version, const pclnrt_frame *tb,
+    size_t n, const pclnrt_stopinfo *si, const pcln_perf_frame *frames)
+{
+	int32_t d = tb[0].spdelta, cfa, fpsave;
+	uint64_t next;
+	uint16_t k;
+
+	if (s->wmoff || n == 0 || (n == 1 && si->reason != PCLNRT_STOP_LIMIT))
+		return;
+	next = n > 1 ? tb[1].sp : si->sp;
+	step_rules(s, &tb[0], tb[0].pc, &cfa, &fpsave);
+	if (next <= tb[0].sp || next - tb[0].sp > UINT16_MAX ||
+	    (cfa == 0 && (d < 0 || d == PCLN_PCSP_UNKNOWN ||
+	    d == PCLN_PCSP_OUTERMOST || next != tb[0].sp + (uint64_t)d + 8)) ||
+	    ftab_put(s, version, &frames[0], &k) < 0)
+		return;
+	s->fstep[k].ok = 1;
+	s->fstep[k].d = d;
+	s->fstep[k].cfa = cfa;
+	s->fstep[k].fpsave = fpsave;
+}
+
+/* Remember what the walk that made TB[0..N) and FRAMES (the same, made
+ * pcln_perf_frame), stopping as SI says, under VERSION, made from its
+ * second frame on (its first one's caller, at the return address
+ * TB[1].pc with sp TB[1].sp: the key) over the stack copy MEM, where
+ * that part is one to remember.  FP: the frame pointer the second frame
+ * came in with (FPOK 0: not known). */
+static void
+wmemo_put(pcln_perf_space *s, uint64_t version, const pclnrt_frame *tb,
+    size_t n, const pclnrt_stopinfo *si, const pcln_perf_frame *frames,
+    const struct stackmem *mem, uint64_t fp, int fpok)
+{
+	struct wmemo **set, *e;
+	uint16_t off[WMEMO_MAXF], fi[WMEMO_MAXF], fpoff[WMEMO_MAXFP];
+	uint64_t fpval[WMEMO_MAXFP];
+	size_t i, nslot = 0, nfp = 0, w;
+	int end = si->reason == PCLNRT_STOP_END;
+	int fail = si->reason == PCLNRT_STOP_READ;
+	uint64_t failoff = 0, ip, sp, hi = mem->hi, base;
+	/* The frame pointer as the walk goes: the one it came in with
+	 * (FPIN), a word it read at FPWORD (from sp) holding FPW, or one it
+	 * could not read. */
+	enum { FPIN, FPWORD, FPBAD } fpk = fpok ? FPIN : FPBAD;
+	uint64_t fpword = 0, fpw = 0;
+	int usedin = 0;
+	int64_t fprel = 0;
+
+	/* (after a trial, only while walks are taken again twice as
+	 * often as they are remembered: each remembered costs as much as
+	 * a walk again saves, in memory the caches then hold; else none
+	 * for a while, the walks made at once) */
+	if (!s->wmall && s->nput >= WMEMO_TRIAL &&
+	    s->whits < WMEMO_GAIN * s->nput) {
+		s->wquiet = s->walked;
+		return;
+	}
+	if (s->wmoff || n < 2 || n - 1 > WMEMO_MAXF ||
+	    (si->reason != PCLNRT_STOP_OUTERMOST && !end && !fail &&
+	    si->reason != PCLNRT_STOP_NO_SP))
+		return;
+	/* (the part from the second frame: each frame a return address,
+	 * looked up at pc - 1) */
+	base = tb[1].sp - tb[0].sp;
+	hi = hi > base ? hi - base : 0;
+	tb++;
+	frames++;
+	n--;
+	ip = tb[0].pc;
+	sp = tb[0].sp;
+	for (i = 0; i < n; i++) {
+		int32_t d = tb[i].spdelta, cfa, fpsave;
+		int last = i + 1 == n;
+		uint64_t slot, csp, v;
+
+		step_rules(s, &tb[i], tb[i].pc - 1, &cfa, &fpsave);
+		/* (the last frame of a walk that stopped there: no step, or
+		 * one that ran off the copy) */
+		if (last && !end) {
+			if (!fail)
+				break;
+			if (cfa != 0 || d < 0 || d == PCLN_PCSP_UNKNOWN ||
+			    d == PCLN_PCSP_OUTERMOST)
+				return;
+			failoff = tb[i].sp + (uint64_t)d - sp;
+			if (failoff > UINT16_MAX)
+				return;
+			break;
+		}
+		csp = last ? si->sp : tb[i + 1].sp;
+		if (cfa != 0) {
+			/* CFA = fp + rule: the frame pointer as it was
+			 * here is the caller's sp less the rule */
+			uint64_t fpi = csp - (uint64_t)(int64_t)cfa;
+
+			if (fpk == FPBAD)
+				return;
+			if (fpk == FPIN) {
+				if (usedin && (uint64_t)fprel != fpi - sp)
+					return;
+				usedin = 1;
+				fprel = (int64_t)(fpi - sp);
+			} else {
+				if (fpw != fpi || fpword > UINT16_MAX)
+					return;
+				if (nfp == 0 || fpoff[nfp - 1] != fpword) {
+					if (nfp == WMEMO_MAXFP)
+						return;
+					fpoff[nfp] = (uint16_t)fpword;
+					fpval[nfp++] = fpw;
+				}
+			}
+			slot = csp - 8;
+		} else {
+			if (d < 0 || d == PCLN_PCSP_UNKNOWN ||
+			    d == PCLN_PCSP_OUTERMOST)
+				return;
+			slot = tb[i].sp + (uint64_t)d;
+			if (csp != slot + 8)
+				return;
+		}
+		if (csp <= tb[i].sp || slot < sp || slot - sp > UINT16_MAX - 8 ||
+		    (nslot > 0 && slot - sp <= off[nslot - 1]))
+			return;
+		off[nslot++] = (uint16_t)(slot - sp);
+		/* The caller's frame pointer, where this frame saved it: the
+		 * word the walk read, if it could (its place in the copy,
+		 * from the sample's sp). */
+		if (fpsave != 0) {
+			uint64_t at = csp - (uint64_t)(int64_t)fpsave;
+
+			if (at >= mem->sp && mem_word(mem, at - mem->sp,
+			    &v) == 0 && at >= sp) {
+				fpk = FPWORD;
+				fpword = at - sp;
+				fpw = v;
+			} else
+				fpk = FPBAD;
+		}
+	}
+	/* (remembered the second time its place is walked from: a walk
+	 * seen once takes no memory) */
+	{
+		uint64_t h = (ip ^ sp * UINT64_C(0xff51afd7ed558ccd)) *
+		    UINT64_C(0x9e3779b97f4a7c15) >> 40 & (WMEMO_SEEN - 1);
+
+		if (!(s->seen[h / 64] >> h % 64 & 1)) {
+			s->seen[h / 64] |= UINT64_C(1) << h % 64;
+			return;
+		}
+	}
+	if (s->wm == NULL && ((s->wm = calloc((size_t)WMEMO_SETS *
+	    WMEMO_WAYS, sizeof *s->wm)) == NULL || (s->wpool =
+	    malloc((size_t)WMEMO_SETS * WMEMO_WAYS * sizeof *s->wpool)) ==
+	    NULL)) {
+		free(s->wm);
+		s->wm = NULL;
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (ftab_put(s, version, &frames[i], &fi[i]) < 0) {
+			/* Full: the frames of states gone (mappings made and
+			 * unmade) given up once for each state, or those
+			 * of this one are all it keeps. */
+			if (s->nftab >= FTAB_MAX && s->fullver != version) {
+				wmemo_clear(s);
+				s->fullver = version;
+			}
+			return;
+		}
+	set = wmemo_set(s, ip, sp);
+	for (w = 0; w < WMEMO_WAYS && set[w] != NULL &&
+	    set[w]->version == version; w++)
+		;
+	if (w == WMEMO_WAYS)
+		w = s->wmnext++ % WMEMO_WAYS;
+	/* (the pool's entries in turn, each page of it touched when its
+	 * first is: a short profile's walks remembered are few) */
+	if (set[w] == NULL)
+		set[w] = &s->wpool[s->nwpool++];
+	e = set[w];
+	s->nput++;
+	memcpy(e->fi, fi, n * sizeof *fi);
+	memcpy(e->off, off, nslot * sizeof *off);
+	memcpy(e->fpoff, fpoff, nfp * sizeof *fpoff);
+	memcpy(e->fpval, fpval, nfp * sizeof *fpval);
+	e->ip = ip;
+	e->sp = sp;
+	e->fail = (uint32_t)failoff;
+	e->version = version;
+	e->n = (uint32_t)n;
+	e->nslot = (uint32_t)nslot;
+	e->nfp = (uint32_t)nfp;
+	e->fpin = usedin;
+	e->fprel = fprel;
+	e->stop = si->reason;
+	e->hi = hi;
+}
+
+void
+pcln_perf_space_memo(pcln_perf_space *s, int on)
+{
+	s->wmoff = !on;
+	s->wmall = on == 2;
+	if (!on)
+		wmemo_free(s);
+}
+
+void
+pcln_perf_space_walks(const pcln_perf_space *s, uint64_t *walked,
+    uint64_t *remembered)
+{
+	*walked = s->walked;
+	*remembered = s->remembered;
+}
+
+/* The frame pointer the runtime's walk gives the caller of a frame that
+ * came in with FP, stepped to the caller's sp CSP and saved its caller's
+ * frame pointer at CSP - FPSAVE (0: nowhere), in *FP1: 1, or 0 where it
+ * is not known (the word saved could not be read: the walk's fpok). */
+static int
+caller_fp(const struct stackmem *mem, uint64_t csp, uint64_t fp,
+    int32_t fpsave, uint64_t *fp1)
+{
+	uint64_t at = csp - (uint64_t)(int64_t)fpsave;
+
+	*fp1 = fp;
+	if (fpsave == 0)
+		return 1;
+	return at >= mem->sp && mem_word(mem, at - mem->sp, fp1) == 0;
+}
+
+/* The walk from PC, SP, FP (FLAGS: PCLNRT_TB_*) through PR's objects,
+ * appended to FRAMES[*OUT..MAX); the stop in *SI.  VERSION (PR's address
+ * space's, 0: none) where it is one to remember (first_step,
+ * wmemo_put). */
+static void
+walk(pcln_perf_space *s, struct proc *pr, struct stackmem *mem, uint64_t pc,
+    uint64_t sp, uint64_t fp, unsigned flags, pcln_perf_frame *frames,
+    size_t *out, size_t max, pclnrt_stopinfo *si, uint64_t version)
 {
 	pclnrt_frame tb[WALK_MAX];
 	pcln_regs r;
@@ -455,7 +1022,10 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 	 * lines asked for at once, as far as walks have gone lately and
 	 * twice that (most stop well before the copy's end: a C++ test
 	 * program's at 640 bytes of 4,600 on average, the SQLite shell's
-	 * at 5,300 of 8,200), the rest read as the walk gets there. */
+	 * at 5,300 of 8,200), the rest read as the walk gets there.  (A
+	 * walk remembered asks for none: its reads are of words it knows,
+	 * each apart from the others, and the record's first KiBs were
+	 * asked for two records before: prefetch_records.) */
 	{
 		uint64_t o, end = mem->ahead < mem->len ? mem->ahead : mem->len;
 
@@ -499,6 +1069,20 @@ walk(struct proc *pr, struct stackmem *mem, uint64_t pc, uint64_t sp,
 		    (m = pcln_aspace_find(pr->as, fr->lookup)) != NULL)
 			fr->objoff = fr->lookup - m->start + m->offset;
 	}
+	/* (a walk from the sample's ip, in the state it began in) */
+	if (version != 0 && flags == 0 && version ==
+	    pcln_aspace_version(pr->as)) {
+		int32_t cfa, fpsave;
+		uint64_t fp1 = 0;
+		int fpok1 = 0;
+
+		first_step(s, version, tb, n, si, frames);
+		if (n > 1) {
+			step_rules(s, &tb[0], tb[0].pc, &cfa, &fpsave);
+			fpok1 = caller_fp(mem, tb[1].sp, fp, fpsave, &fp1);
+		}
+		wmemo_put(s, version, tb, n, si, frames, mem, fp1, fpok1);
+	}
 }
 
 size_t
@@ -509,7 +1093,8 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	pclnrt_stopinfo si;
 	struct stackmem mem;
 	struct proc *pr;
-	uint64_t ip, sp, bp, ret;
+	const struct wmemo *e;
+	uint64_t ip, sp, bp, ret, version;
 	size_t out = 0;
 	uint8_t word[8];
 
@@ -545,10 +1130,77 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 	/* A pc in a PLT entry is the entry's, even where a table covers the
 	 * PLT too (a table made from .eh_frame has its FDE, nameless, whose
 	 * CFA rule is an expression): named and stepped over below. */
+	s->walked++;
 	if (in_stub(pr, ip))
 		si.reason = PCLNRT_STOP_UNKNOWN_PC;
-	else
-		walk(pr, &mem, ip, sp, bp, 0, frames, &out, max, &si);
+	else {
+		long k;
+
+		/* (a trial again, a while after one that failed) */
+		if (s->wquiet != 0 && s->walked - s->wquiet >= WMEMO_QUIET)
+			s->wquiet = s->nput = s->whits = 0;
+		/* (the state after in_stub's lookups) */
+		version = s->wmoff || s->wquiet != 0 ? 0 :
+		    pcln_aspace_version(pr->as);
+		/* The first frame, then what is remembered from its
+		 * caller on, or the walk again from the start. */
+		if (version != 0 && s->wm != NULL && max > 1) {
+			const struct fstep *st;
+			uint64_t csp = 0, fp1 = 0;
+			int fpok1 = 0;
+
+			/* The first frame as before, and its step to the
+			 * caller's pc, sp and frame pointer, as the walk
+			 * takes it; else the whole walk. */
+			if ((k = ftab_find(s, version, ip, ip)) >= 0 &&
+			    (st = &s->fstep[k])->ok &&
+			    ((csp = st->cfa != 0 ? bp + (uint64_t)(int64_t)
+			    st->cfa : sp + (uint64_t)st->d + 8) > sp) &&
+			    mem_word(&mem, csp - 8 - sp, &si.pc) == 0) {
+				frames[0] = s->ftab[k];
+				out = 1;
+				si.sp = csp;
+				si.reason = si.pc == 0 ? PCLNRT_STOP_END :
+				    PCLNRT_STOP_LIMIT;
+				if (csp - sp + 64 > mem.hi)
+					mem.hi = csp - sp + 64;
+				fpok1 = caller_fp(&mem, csp, bp, st->fpsave,
+				    &fp1);
+			} else	/* (the whole walk, below) */
+				si.reason = PCLNRT_STOP_LIMIT;
+			if (si.reason == PCLNRT_STOP_LIMIT && out == 1 &&
+			    pcln_aspace_version(pr->as) == version &&
+			    (e = wmemo_find(s, si.pc, si.sp, fp1, fpok1,
+			    version, &mem, (max < WALK_MAX ? max : WALK_MAX) -
+			    1)) != NULL) {
+				size_t i, j;
+
+				/* (runs of frames kept one after the other, as
+				 * the walk that made them put them: a copy
+				 * each, 24 instructions a frame one by one) */
+				for (i = 0; i < e->n; i = j) {
+					for (j = i + 1; j < e->n &&
+					    e->fi[j] == e->fi[j - 1] + 1; j++)
+						;
+					memcpy(&frames[1 + i],
+					    &s->ftab[e->fi[i]],
+					    (j - i) * sizeof *frames);
+				}
+				out += e->n;
+				if (si.sp - sp + e->hi > mem.hi)
+					mem.hi = si.sp - sp + e->hi;
+				si.reason = e->stop;
+				s->remembered++;
+				s->whits++;
+			} else if (si.reason == PCLNRT_STOP_LIMIT) {
+				out = 0;
+				walk(s, pr, &mem, ip, sp, bp, 0, frames, &out,
+				    max, &si, version);
+			}
+		} else
+			walk(s, pr, &mem, ip, sp, bp, 0, frames, &out, max,
+			    &si, version);
+	}
 	if (mem.data != NULL && ev->raw != NULL && mem.data > ev->raw)
 		pclni_perf_used(p, (size_t)(mem.data - ev->raw) +
 		    (size_t)mem.hi);
@@ -562,8 +1214,8 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 		if (frames[0].where == PCLN_PERF_IN_STUB && out < max &&
 		    read_stack(&mem, sp, word, 8) == 0) {
 			ret = pclnrt_load64(word, 0);
-			walk(pr, &mem, ret, sp + 8, bp,
-			    PCLNRT_TB_FIRST_RETADDR, frames, &out, max, &si);
+			walk(s, pr, &mem, ret, sp + 8, bp,
+			    PCLNRT_TB_FIRST_RETADDR, frames, &out, max, &si, 0);
 		} else {
 			*stop = si.reason;
 			return out;
