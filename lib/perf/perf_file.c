@@ -252,6 +252,29 @@ map_range(const pcln_perf *p, uint64_t off, size_t n, size_t *got)
 	return r;
 }
 
+/* The framing of the record R, of which AVAIL bytes are at hand (all
+ * in the data section), where it is one of nearly all: it fits, and its
+ * type has no payload after it (framed in a few instructions, not
+ * pclni_perf_frame's 65): 1 and its size in *STEP; else 0 (the caller
+ * asks pclni_perf_frame, which also says what is wrong). */
+static inline int
+frame_fast(const pcln_perf *p, const uint8_t *r, uint64_t avail,
+    uint64_t *step)
+{
+	uint32_t type;
+	uint16_t size;
+
+	if (avail < 8)
+		return 0;
+	type = perf_u32(p, r);
+	size = perf_u16(p, r + 6);
+	if (size < 8 || size > avail || type == PCLN_PERF_RECORD_AUXTRACE ||
+	    type == PCLN_PERF_RECORD_HEADER_TRACING_DATA)
+		return 0;
+	*step = size;
+	return 1;
+}
+
 /* Read the records at OFF into B (CAP >= P->chunk_size bytes), or take
  * them in the file's mapping where B is NULL, and frame them into *F.
  * Reads only what the open fixed (P->info, P->big, P->fd, P->map,
@@ -306,8 +329,9 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
 	/* Whole records; the one that does not fit starts the next
 	 * chunk. */
 	for (o = 0; o < got; o += step) {
-		if ((r = pclni_perf_frame(p, b + o, off + o, got - o, &step,
-		    &f->err)) <= 0 || step > got - o)
+		if ((r = frame_fast(p, b + o, got - o, &step)) == 0 &&
+		    ((r = pclni_perf_frame(p, b + o, off + o, got - o, &step,
+		    &f->err)) <= 0 || step > got - o))
 			break;
 		/* Each record's header is a miss in a mapped chunk (a
 		 * sample is 8 KiB long), and the next one's place is known
