@@ -174,13 +174,15 @@ compare() {
 record c.data --call-graph dwarf ./cprog 600 >/dev/null &&
 	compare c-dwarf c.data 99
 # A walk remembered is taken again only where the stack copy holds the
-# words it read: one sample's copy zeroed from an offset on
-# (tests/perf/stackmod.py) where its ip and sp came twice before, the
-# walk beyond its first frame remembered (PCLN_PERF_REMEMBER=all: from
-# the first walk that can be).  The text is the walks' made again; and
-# for some offset the sample's first frame and its caller are the
-# sample's before (the key of the walk remembered) and its frames
-# further up are not (which a walk taken by its key alone would print).
+# words it read: one sample's copy zeroed past its N-th word that points
+# into code (tests/perf/stackmod.py) where its ip and sp came twice
+# before, the walk beyond its first frame remembered
+# (PCLN_PERF_REMEMBER=all: from the first walk that can be).  The text
+# is the walks' made again; and for some N (the first frame's return
+# address, as a rule the first such word) the sample's first frame and
+# its caller are the sample's before (the key of the walk remembered)
+# and its frames further up are not (which a walk taken by its key
+# alone would print).
 # sample_text FILE NS: the sample at time NS (ns) as pclndump prints it,
 # without its header line.
 sample_text() {
@@ -192,7 +194,7 @@ sample_text() {
 if [ -s c.data ]; then
 	ncase=$((ncase + 1))
 	keyed=
-	for off in 64 128 256 512 1024 2048 4096; do
+	for off in 1 2 3 4 5 6; do
 		python3 "$top_srcdir/tests/perf/stackmod.py" c.data \
 		    cmod.data $off >cmod.times 2>cmod.err || {
 			fail "cmod: $(cat cmod.err)"; break; }
@@ -202,7 +204,7 @@ if [ -s c.data ]; then
 		    PCLN_PERF_THREADS=1 PCLN_PERF_REMEMBER=0 "$D" perf \
 		    -i cmod.data >cmod.walked 2>cmod.err &&
 		    cmp -s cmod.pcln cmod.walked || {
-			fail "cmod: from byte $off, walks remembered differ" \
+			fail "cmod: past code word $off, walks remembered differ" \
 			    "from walks made: $(diff cmod.walked cmod.pcln |
 			    head -n 6)"; break; }
 		grep -Eq '^  walks from a sample.s ip: [0-9]+, [1-9][0-9]* ' \
@@ -218,10 +220,10 @@ if [ -s c.data ]; then
 			break
 		fi
 	done
-	[ -n "$keyed" ] || fail "cmod: no offset left the first frame and" \
+	[ -n "$keyed" ] || fail "cmod: no cut left the first frame and" \
 	    "its caller as they were and changed a frame further up"
-	echo "== cmod: the copy zeroed from byte ${keyed:-?}: the walk" \
-	    "beyond its first two frames made again"
+	echo "== cmod: the copy zeroed past its code word ${keyed:-?}: the" \
+	    "walk beyond its first two frames made again"
 fi
 # perf record -z: the records in a zstd stream (lib/perf decompresses
 # them with libzstd), the stacks as perf script reads them.

@@ -1,19 +1,20 @@
 #!/usr/bin/env python3
-"""stackmod.py IN OUT OFF -- a perf.data file with part of one sample's
+"""stackmod.py IN OUT N -- a perf.data file with part of one sample's
 stack copy zeroed, where a walk remembered would be taken if the walk
 checked nothing but its key.
 
 Reads the file IN (perf record's file mode, one attribute or several of
 the same sample_type, with REGS_USER and STACK_USER) and finds the first
 sample whose (ip, sp) comes again at least three times; the third time
-it comes, the bytes of its stack copy from OFF on are overwritten with
-zeros, in place (the file's layout is unchanged), and the result written
-to OUT.  pclndump remembers what a walk found beyond a sample's first
-frame the second time that frame's caller is met, so on that sample it
-has one whose key (the caller, from the words below OFF) fits and whose
-words further up do not, for an OFF between the first frame's return
-address and the last one the walk reads (tests/perf-record.sh tries a
-few and compares the output with and without the walks remembered).
+it comes, the bytes of its stack copy past its N-th word that points
+into an executable mapping (MMAP2 with PROT_EXEC, or MMAP) are
+overwritten with zeros, in place (the file's layout is unchanged), and
+the result written to OUT.  pclndump remembers what a walk found beyond
+a sample's first frame the second time that frame's caller is met: with
+N the first frame's return address (the first such word, as a rule),
+the key of the walk remembered (that return address, and the sp past
+it) fits and the words further up do not (tests/perf-record.sh tries a
+few N and compares the output with and without the walks remembered).
 
 Prints the times (ns) of the second occurrence and of the changed one,
 or exits 1 saying why there is none.
@@ -40,8 +41,8 @@ def die(msg):
 
 def main():
     if len(sys.argv) != 4:
-        die('usage: stackmod.py IN OUT OFF')
-    cut = int(sys.argv[3])
+        die('usage: stackmod.py IN OUT N')
+    nth = int(sys.argv[3])
     data = bytearray(open(sys.argv[1], 'rb').read())
     if data[:8] != b'PERFILE2':
         die('not a perf.data file in file mode')
@@ -71,12 +72,21 @@ def main():
     at_ip = bin(regs & ((1 << 8) - 1)).count('1')
 
     seen = {}
+    code = []
     off = data_off
     end = data_off + data_len
     while off + 8 <= end:
         rtype, misc, size = struct.unpack_from('<IHH', data, off)
         if size < 8:
             die('record of size %d at 0x%x' % (size, off))
+        if rtype == 1 and size >= 40:          # MMAP: executable
+            addr, ln = struct.unpack_from('<QQ', data, off + 16)
+            code.append((addr, addr + ln))
+        if rtype == 10 and size >= 72:         # MMAP2
+            addr, ln = struct.unpack_from('<QQ', data, off + 16)
+            prot, = struct.unpack_from('<I', data, off + 64)
+            if prot & 4:
+                code.append((addr, addr + ln))
         if rtype == 9:
             q = off + 8
             time = 0
@@ -112,7 +122,18 @@ def main():
                 key = (ip, sp)
                 times = seen.setdefault(key, [])
                 times.append(time)
-                if len(times) == 3 and dyn > cut:
+                if len(times) == 3:
+                    k = 0
+                    for o in range(0, min(dyn, n) - 7, 8):
+                        w, = struct.unpack_from('<Q', data, q + o)
+                        if any(a <= w < b for a, b in code):
+                            k += 1
+                            if k == nth:
+                                break
+                    if k < nth:
+                        die('the sample at %d ns: %d words into code, '
+                            'not %d' % (time, k, nth))
+                    cut = o + 8
                     data[q + cut:q + n] = bytes(n - cut)
                     open(sys.argv[2], 'wb').write(data)
                     print(times[1], times[2])
