@@ -76,16 +76,19 @@ struct pcln_perf_space {
 	int wmoff;			/* pcln_perf_space_memo(S, 0) */
 	int wmall;			/* pcln_perf_space_memo(S, 2) */
 	/* The frames of the walks remembered: FTAB[0..NFTAB) (CAPFTAB),
-	 * each made under the space version FVER[i], found by FHASH
-	 * (FMASK + 1 places, 1 + the frame's place; 0: none). */
+	 * each made under the space version FMETA[i].version (CAPFMETA),
+	 * found by FHASH (FMASK + 1 places, 1 + the frame's place; 0:
+	 * none); a first frame's step (first_step) in FMETA[i].step. */
 	pcln_perf_frame *ftab;
-	uint64_t *fver;
-	struct fstep {			/* a first frame's step (first_step):
-					 * OK 0, none; its delta, CFA rule and
-					 * saved frame pointer's place */
-		int ok;
-		int32_t d, cfa, fpsave;
-	} *fstep;
+	struct fmeta {
+		uint64_t version;
+		struct fstep {		/* OK 0: none; its delta, CFA rule
+					 * and saved frame pointer's place */
+			int ok;
+			int32_t d, cfa, fpsave;
+		} step;
+	} *fmeta;
+	size_t capfmeta;
 	uint64_t seen[WMEMO_SEEN / 64];	/* the places walked from, by their
 					 * hash (wmemo_put) */
 	size_t nftab, capftab;
@@ -557,17 +560,15 @@ wmemo_free(pcln_perf_space *s)
 	free(s->wm);
 	free(s->wpool);
 	free(s->ftab);
-	free(s->fver);
-	free(s->fstep);
+	free(s->fmeta);
 	free(s->fhash);
 	s->wm = NULL;
 	s->wpool = NULL;
 	s->nwpool = 0;
 	s->ftab = NULL;
-	s->fver = NULL;
-	s->fstep = NULL;
+	s->fmeta = NULL;
 	s->fhash = NULL;
-	s->nftab = s->capftab = 0;
+	s->nftab = s->capftab = s->capfmeta = 0;
 	s->fmask = 0;
 }
 
@@ -688,7 +689,7 @@ ftab_find(const pcln_perf_space *s, uint64_t version, uint64_t pc,
 	for (k = fhash(version, pc) & s->fmask; s->fhash[k] != 0;
 	    k = (k + 1) & s->fmask) {
 		i = s->fhash[k] - 1;
-		if (s->fver[i] == version && s->ftab[i].pc == pc &&
+		if (s->fmeta[i].version == version && s->ftab[i].pc == pc &&
 		    s->ftab[i].lookup == look)
 			return (long)i;
 	}
@@ -714,7 +715,8 @@ ftab_put(pcln_perf_space *s, uint64_t version, const pcln_perf_frame *f,
 		i = s->fhash[k] - 1;
 		/* (a frame is its pc's in a state of the space: the same pc
 		 * looked up the same way makes the same frame) */
-		if (s->fver[i] == version && s->ftab[i].pc == f->pc &&
+		if (s->fmeta[i].version == version &&
+		    s->ftab[i].pc == f->pc &&
 		    s->ftab[i].lookup == f->lookup) {
 			*at = (uint16_t)i;
 			return 0;
@@ -722,26 +724,13 @@ ftab_put(pcln_perf_space *s, uint64_t version, const pcln_perf_frame *f,
 	}
 	if (s->nftab >= FTAB_MAX)
 		return -1;
-	if (s->nftab == s->capftab) {
-		size_t n = s->capftab == 0 ? 256 : 2 * s->capftab;
-		pcln_perf_frame *t = realloc(s->ftab, n * sizeof *t);
-		uint64_t *v;
-		struct fstep *st;
-
-		if (t == NULL)
-			return -1;
-		s->ftab = t;
-		if ((v = realloc(s->fver, n * sizeof *v)) == NULL)
-			return -1;
-		s->fver = v;
-		if ((st = realloc(s->fstep, n * sizeof *st)) == NULL)
-			return -1;
-		s->fstep = st;
-		s->capftab = n;
-	}
+	if (pclni_grow(&s->ftab, &s->capftab, s->nftab + 1,
+	    sizeof *s->ftab) < 0 || pclni_grow(&s->fmeta, &s->capfmeta,
+	    s->nftab + 1, sizeof *s->fmeta) < 0)
+		return -1;
 	s->ftab[s->nftab] = *f;
-	s->fver[s->nftab] = version;
-	s->fstep[s->nftab].ok = 0;
+	s->fmeta[s->nftab].version = version;
+	s->fmeta[s->nftab].step.ok = 0;
 	s->fhash[k] = (uint32_t)++s->nftab;
 	*at = (uint16_t)(s->nftab - 1);
 	return 0;
@@ -783,10 +772,10 @@ first_step(pcln_perf_space *s, uint64_t version, const pclnrt_frame *tb,
 	    d == PCLN_PCSP_OUTERMOST || next != tb[0].sp + (uint64_t)d + 8)) ||
 	    ftab_put(s, version, &frames[0], &k) < 0)
 		return;
-	s->fstep[k].ok = 1;
-	s->fstep[k].d = d;
-	s->fstep[k].cfa = cfa;
-	s->fstep[k].fpsave = fpsave;
+	s->fmeta[k].step.ok = 1;
+	s->fmeta[k].step.d = d;
+	s->fmeta[k].step.cfa = cfa;
+	s->fmeta[k].step.fpsave = fpsave;
 }
 
 /* Remember what the walk that made TB[0..N) and FRAMES (the same, made
@@ -1153,7 +1142,7 @@ pcln_perf_unwind(pcln_perf_space *s, const pcln_perf *p,
 			 * caller's pc, sp and frame pointer, as the walk
 			 * takes it; else the whole walk. */
 			if ((k = ftab_find(s, version, ip, ip)) >= 0 &&
-			    (st = &s->fstep[k])->ok &&
+			    (st = &s->fmeta[k].step)->ok &&
 			    ((csp = st->cfa != 0 ? bp + (uint64_t)(int64_t)
 			    st->cfa : sp + (uint64_t)st->d + 8) > sp) &&
 			    mem_word(&mem, csp - 8 - sp, &si.pc) == 0) {
