@@ -5,19 +5,22 @@ checked nothing but its key.
 
 Reads the file IN (perf record's file mode, one attribute or several of
 the same sample_type, with REGS_USER and STACK_USER) and finds the first
-sample whose (ip, sp) comes again at least three times; the third time
-it comes, the bytes of its stack copy past its N-th word that points
-into an executable mapping (MMAP2 with PROT_EXEC, or MMAP) are
-overwritten with zeros, in place (the file's layout is unchanged), and
-the result written to OUT.  pclndump remembers what a walk found beyond
-a sample's first frame the second time that frame's caller is met: with
-N the first frame's return address (the first such word, as a rule),
-the key of the walk remembered (that return address, and the sp past
-it) fits and the words further up do not (tests/perf-record.sh tries a
-few N and compares the output with and without the walks remembered).
+sample whose ip, sp and first N words that point into an executable
+mapping (MMAP2 with PROT_EXEC, or MMAP) come again at least three
+times; the third time they come, the bytes of its stack copy past its
+N-th such word are overwritten with zeros, in place (the file's layout
+is unchanged), and the result written to OUT.  (Not by ip and sp
+alone: in a recursion, samples with one ip and sp can have different
+callers.)  pclndump remembers what a walk found beyond a sample's first
+frame the second time that frame's caller is met: with N the first
+frame's return address (the first such word, or a later one where the
+frame keeps a function pointer), the key of
+the walk remembered (that return address, and the sp past it) fits and
+the words further up do not (tests/perf-record.sh tries a few N and
+compares the output with and without the walks remembered).
 
-Prints the times (ns) of the second occurrence and of the changed one,
-or exits 1 saying why there is none.
+Prints the times (ns) of the second occurrence and of the changed one;
+exits 2 if no sample's words come three times, 1 on other errors.
 """
 import struct
 import sys
@@ -119,27 +122,28 @@ def main():
             q += 8
             if ip is not None and n > 0:
                 dyn, = struct.unpack_from('<Q', data, q + n)
-                key = (ip, sp)
-                times = seen.setdefault(key, [])
-                times.append(time)
-                if len(times) == 3:
-                    k = 0
-                    for o in range(0, min(dyn, n) - 7, 8):
-                        w, = struct.unpack_from('<Q', data, q + o)
-                        if any(a <= w < b for a, b in code):
-                            k += 1
-                            if k == nth:
-                                break
-                    if k < nth:
-                        die('the sample at %d ns: %d words into code, '
-                            'not %d' % (time, k, nth))
-                    cut = o + 8
-                    data[q + cut:q + n] = bytes(n - cut)
-                    open(sys.argv[2], 'wb').write(data)
-                    print(times[1], times[2])
-                    return
+                # the sample's first NTH words into code, and where
+                words = []
+                for o in range(0, min(dyn, n) - 7, 8):
+                    w, = struct.unpack_from('<Q', data, q + o)
+                    if any(a <= w < b for a, b in code):
+                        words.append(w)
+                        if len(words) == nth:
+                            break
+                if len(words) == nth:
+                    key = (ip, sp) + tuple(words)
+                    times = seen.setdefault(key, [])
+                    times.append(time)
+                    if len(times) == 3:
+                        cut = o + 8
+                        data[q + cut:q + n] = bytes(n - cut)
+                        open(sys.argv[2], 'wb').write(data)
+                        print(times[1], times[2])
+                        return
         off += size
-    die('no (ip, sp) of a sample with a stack copy comes three times')
+    sys.stderr.write('stackmod.py: no sample\'s (ip, sp) and first %d '
+                     'words into code come three times\n' % nth)
+    sys.exit(2)
 
 
 main()
