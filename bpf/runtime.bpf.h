@@ -171,6 +171,7 @@ static int pclnrt_pcfile(const pclnrt_func *, uint64_t, int32_t *);
 static int pclnrt_pcdata(const pclnrt_func *, uint32_t, uint64_t, int32_t *);
 static int pclnrt_funcdata(const pclnrt_func *, uint32_t, uint64_t *);
 static pclnrt_str pclnrt_filename(const pclnrt_table *, int32_t);
+static pclnrt_str pclnrt_symname(const pclnrt_func *);
 static int pclnrt_funcline(const pclnrt_func *, uint64_t, pclnrt_str *,
     int32_t *);
 #include "pclnrt.h"

@@ -82,6 +82,12 @@ probe(const pclnrt_table *T, uint64_t pc, pclnrt_pccache *c)
 		(void)pclnrt_funcdata(&f, i, &fd);
 	(void)pclnrt_funcdata(&f, UINT32_MAX, &fd);
 	(void)pclnrt_filename(T, (int32_t)f.index + 1);
+	/* (the whole string read: a name past the blob is the sanitizer's) */
+	{
+		const char *sn = pclnrt_symname(&f);
+		if (sn != NULL && strlen(sn) == SIZE_MAX)
+			abort();
+	}
 }
 
 int

@@ -57,6 +57,8 @@ struct bfunc {
 	uint64_t *funcdata;	/* [nfuncdata] */
 	struct binl *inl;	/* inline tree [ninl] */
 	uint32_t ninl, inlcap;
+	uint32_t symname;	/* names pool item + 1 of its symbol
+				 * table's name (SYMNAME), 0: none */
 };
 
 struct pcln_builder {
@@ -139,6 +141,7 @@ struct wstate {
 	uint64_t funcs_end;	/* end of the Func records */
 	uint64_t names_start, tables_start, filetab_off, go12size;
 	uint64_t ninl;		/* INLTREE records of all functions */
+	uint64_t nsymname;	/* SYMNAME records */
 	struct pclnrt_inlform inl;	/* their layout: INLPACK's if they
 					 * fit (plan_inl), else INLTREE's */
 	struct wsect sect[WSECT_MAX];

@@ -9,6 +9,8 @@
  *   block of checkpoints per function that has such tables)
  *   | pad to 8 | BUILDID section (if the builder was given one)
  *   | pad to 8 | INLPACK section (the inlined calls, when they fit)
+ *   | pad to 8 | SYMNAME section (if a function's symbol table names
+ *   it otherwise)
  *   | pad to 8 | directory | 32-byte footer
  *
  * A new section: a plan_ function that sizes it and calls add_sect (in
@@ -253,6 +255,8 @@ plan_findex(struct wstate *w)
 	    PCLN_FOOTER_SIZE;
 	if (w->ninl > 0 && w->inl.size == PCLN_INLP_SIZE)
 		rest += w->inl.recs + PCLN_INLP_SIZE * w->ninl;
+	if (w->nsymname > 0)	/* (SYMNAME too) */
+		rest += PCLN_SYMN_HDR + PCLN_SYMN_SIZE * w->nsymname;
 	size = fidx_choose(w->key, w->n, wmaxpc(w),
 	    w->flags & PCLN_WRITE_INDEX ? FIDX_BUDGET_FORCED(rest) :
 	    FIDX_BUDGET(rest), &w->fi_shift, &w->fi_nb);
@@ -363,6 +367,9 @@ pclni_build_plan_trailer(struct wstate *w)
 	unsigned k;
 	int packed;
 
+	w->nsymname = 0;
+	for (k = 0; k < w->n; k++)
+		w->nsymname += wfunc(w, k)->symname != 0;
 	add_sect(w, PCLN_SECT_FUNCSIZE, 4 * (uint64_t)w->n);
 	packed = plan_inl(w);
 	if (w->ninl > 0 && !packed)
@@ -376,6 +383,9 @@ pclni_build_plan_trailer(struct wstate *w)
 	if (w->ninl > 0 && packed)
 		add_sect(w, PCLN_SECT_INLPACK, w->inl.recs +
 		    PCLN_INLP_SIZE * w->ninl);
+	if (w->nsymname > 0)
+		add_sect(w, PCLN_SECT_SYMNAME, PCLN_SYMN_HDR +
+		    PCLN_SYMN_SIZE * w->nsymname);
 	w->dir_off = sect_cursor(w);
 	w->foot_off = w->dir_off + w->nsect * PCLN_DIRENT_SIZE;
 	w->total = w->foot_off + PCLN_FOOTER_SIZE;
@@ -538,6 +548,29 @@ put_buildid(struct wstate *w, uint8_t *p, uint64_t *len)
 	return 0;
 }
 
+/* SYMNAME: the count, then (function-table position, name's blob
+ * offset) of each function whose symbol table names it otherwise. */
+static int
+put_symname(struct wstate *w, uint8_t *p, uint64_t *len)
+{
+	uint64_t c = PCLN_SYMN_HDR;
+	size_t k;
+
+	pclni_store32(p, (uint32_t)w->nsymname, w->big);
+	pclni_store32(p + 4, 0, w->big);
+	for (k = 0; k < w->n; k++) {
+		const struct bfunc *f = wfunc(w, k);
+		if (f->symname == 0)
+			continue;
+		pclni_store32(p + c, (uint32_t)k, w->big);
+		pclni_store32(p + c + 4, (uint32_t)w->names_start +
+		    w->b->names.off[f->symname - 1], w->big);
+		c += PCLN_SYMN_SIZE;
+	}
+	*len = c;
+	return 0;
+}
+
 static const struct {
 	uint32_t tag;
 	const char *name, *end;	/* for "bad math in ..." */
@@ -555,6 +588,8 @@ static const struct {
 	  put_buildid },
 	{ PCLN_SECT_INLPACK, "trailer: INLPACK", "trailer: INLPACK end",
 	  put_inltree },
+	{ PCLN_SECT_SYMNAME, "trailer: SYMNAME", "trailer: SYMNAME end",
+	  put_symname },
 };
 #define NWRITERS	(sizeof writers / sizeof writers[0])
 

@@ -511,6 +511,33 @@ pcln_builder_set_funcdata(pcln_builder *b, long f, unsigned idx,
 	return 0;
 }
 
+int
+pcln_builder_set_symname(pcln_builder *b, long f, const char *name,
+    pcln_err *err)
+{
+	struct bfunc *fn;
+	long id;
+
+	pclni_clearerr(err);
+	if (b == NULL || f < 0 || (size_t)f >= b->nf)
+		return pclni_seterr(err, PCLN_EINVAL, -1,
+		    "no function handle %ld", f);
+	fn = &b->f[f];
+	if (name == NULL || strcmp(name, pclni_build_fname(b, fn)) == 0) {
+		fn->symname = 0;
+		return 0;
+	}
+	id = pclni_pool_add(&b->names, name, strlen(name) + 1, NULL);
+	if (id < 0)
+		return pclni_seterr(err, id == -1 ? PCLN_ENOMEM : PCLN_ERANGE,
+		    -1, "function %ld (%s): symbol name %s: %s", f,
+		    pclni_build_fname(b, fn), name, id == -1 ?
+		    "out of memory" : "names exceed 2 GiB");
+	fn->symname = (uint32_t)id + 1;
+	b->names_total += strlen(name) + 1;
+	return 0;
+}
+
 const pcln_build_stats *
 pcln_builder_stats(const pcln_builder *b)
 {

@@ -216,6 +216,15 @@ long pcln_builder_add_inline(pcln_builder *b, long f, long parent,
 int pcln_builder_set_build_id(pcln_builder *b, const uint8_t *id,
     size_t len, pcln_err *err);
 
+/* Record NAME (copied) as the name function F's object's symbol table
+ * gives it, in the SYMNAME trailer section of later writes (not with
+ * PCLN_WRITE_GO12; doc/FORMAT.md): of the symbols at its entry, the one
+ * perf names it by, where that is not F's own name (the one
+ * pcln_builder_add_func was given, what addr2line says).  NAME NULL or
+ * F's own name: none (the default). */
+int pcln_builder_set_symname(pcln_builder *b, long f, const char *name,
+    pcln_err *err);
+
 /* Set the checkpoint stride (rows per checkpoint, 1 ..
  * PCLN_CKPT_STRIDE_MAX; 0: write no checkpoints) for later writes.  The
  * default is PCLN_CKPT_DEFAULT. */

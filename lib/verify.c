@@ -35,6 +35,9 @@ struct vctx {
 	uint64_t nfindex;	/* its size */
 	int64_t ckpt;		/* offset of the PCCKPT section, or -1 */
 	uint64_t nckpt;		/* its size */
+	int64_t symname;	/* offset of the SYMNAME section, or -1 */
+	uint64_t nsymsize;	/* its size */
+	uint64_t nsymrec;	/* its records (symname_head) */
 	int has_trailer;
 	struct pclnrt_footer foot;	/* if has_trailer */
 	int one;		/* pcln_verify_func: check file names as used */
@@ -218,6 +221,10 @@ check_trailer(struct vctx *v)
 	if (sx.present[PCLN_SECT_PCCKPT]) {
 		v->ckpt = (int64_t)sx.off[PCLN_SECT_PCCKPT];
 		v->nckpt = sx.size[PCLN_SECT_PCCKPT];
+	}
+	if (sx.present[PCLN_SECT_SYMNAME]) {
+		v->symname = (int64_t)sx.off[PCLN_SECT_SYMNAME];
+		v->nsymsize = sx.size[PCLN_SECT_SYMNAME];
 	}
 	v->go12 = go12;
 	v->has_trailer = 1;
@@ -872,6 +879,102 @@ check_ckpt_func(struct vctx *v, uint64_t i)
 	return 0;
 }
 
+/* The SYMNAME section's header (after the function table was
+ * checked): its size is its count's, the reserved word 0, at most
+ * nfunc records. */
+static int
+symname_head(struct vctx *v)
+{
+	uint64_t base = (uint64_t)v->symname, n;
+
+	if (v->nsymsize < PCLN_SYMN_HDR)
+		return pclni_seterr(v->err, PCLN_ETRAILER, (int64_t)base,
+		    "trailer SYMNAME section at 0x%" PRIx64 ": %" PRIu64
+		    " bytes, expected at least %u", base, v->nsymsize,
+		    PCLN_SYMN_HDR);
+	n = ld32(v, base);
+	if (n > v->n || v->nsymsize != PCLN_SYMN_HDR + PCLN_SYMN_SIZE * n)
+		return pclni_seterr(v->err, PCLN_ETRAILER, (int64_t)base,
+		    "trailer SYMNAME section at 0x%" PRIx64 ": count %" PRIu64
+		    " in %" PRIu64 " bytes, expected at most nfunc = %" PRIu64
+		    " records and %u + %u bytes each", base, n, v->nsymsize,
+		    v->n, PCLN_SYMN_HDR, PCLN_SYMN_SIZE);
+	if (ld32(v, base + 4) != 0)
+		return pclni_seterr(v->err, PCLN_ETRAILER, (int64_t)base + 4,
+		    "trailer SYMNAME section at 0x%" PRIx64 ": reserved word "
+		    "0x%" PRIx32 ", expected 0", base, ld32(v, base + 4));
+	v->nsymrec = n;
+	return 0;
+}
+
+/* SYMNAME record K: its function above the record before's (PREV, or
+ * -1 for the first) and below nfunc, its name a string in the Go 1.2
+ * part. */
+static int
+check_symrec(struct vctx *v, uint64_t k, int64_t prev)
+{
+	uint64_t at = (uint64_t)v->symname + PCLN_SYMN_HDR +
+	    PCLN_SYMN_SIZE * k;
+	uint64_t f = ld32(v, at), name = ld32(v, at + 4);
+
+	if (f >= v->n || (int64_t)f <= prev)
+		return pclni_seterr(v->err, PCLN_ETRAILER, (int64_t)at,
+		    "trailer SYMNAME record %" PRIu64 " at 0x%" PRIx64
+		    ": function %" PRIu64 ", expected above %" PRId64
+		    " and below nfunc = %" PRIu64, k, at, f, prev, v->n);
+	if (!str_ok(v, name))
+		return pclni_seterr(v->err, PCLN_ETRAILER, (int64_t)at + 4,
+		    "trailer SYMNAME record %" PRIu64 " at 0x%" PRIx64
+		    ": name at 0x%" PRIx64 " is not a NUL-terminated string "
+		    "inside [0x%" PRIx64 ", 0x%" PRIx64 ")", k, at, name,
+		    v->hdr_end, v->go12);
+	return 0;
+}
+
+static int
+check_symname(struct vctx *v)
+{
+	int64_t prev = -1;
+	uint64_t k;
+
+	if (symname_head(v) != 0)
+		return -1;
+	for (k = 0; k < v->nsymrec; k++) {
+		if (check_symrec(v, k, prev) != 0)
+			return -1;
+		prev = (int64_t)ld32(v, (uint64_t)v->symname +
+		    PCLN_SYMN_HDR + PCLN_SYMN_SIZE * k);
+	}
+	return 0;
+}
+
+/* Function I's SYMNAME record, if it has one (a binary search, then
+ * that record as check_symrec sees it, against the one before). */
+static int
+check_symname_func(struct vctx *v, uint64_t i)
+{
+	uint64_t lo = 0, hi, mid, base = (uint64_t)v->symname +
+	    PCLN_SYMN_HDR;
+
+	if (symname_head(v) != 0)
+		return -1;
+	hi = v->nsymrec;
+	while (lo < hi) {
+		uint64_t f;
+		mid = lo + (hi - lo) / 2;
+		f = ld32(v, base + PCLN_SYMN_SIZE * mid);
+		if (f == i)
+			return check_symrec(v, mid, mid == 0 ? -1 :
+			    (int64_t)ld32(v, base + PCLN_SYMN_SIZE *
+			    (mid - 1)));
+		if (f < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 /* The function's end against the sentinel, for the last function. */
 static int
 check_last_end(struct vctx *v)
@@ -900,6 +1003,7 @@ pcln_verify_func(const uint8_t *blob, size_t len, size_t i, pcln_err *err)
 	v.inltree = -1;
 	v.findex = -1;
 	v.ckpt = -1;
+	v.symname = -1;
 	v.one = 1;
 	if (check_header(&v) != 0 || check_trailer(&v) != 0 ||
 	    functab_head(&v) != 0 || filetab_head(&v) != 0)
@@ -915,6 +1019,8 @@ pcln_verify_func(const uint8_t *blob, size_t len, size_t i, pcln_err *err)
 	    check_inl_func(&v, i) != 0))
 		return -1;
 	if (v.ckpt >= 0 && (ckpt_head(&v) != 0 || check_ckpt_func(&v, i) != 0))
+		return -1;
+	if (v.symname >= 0 && check_symname_func(&v, i) != 0)
 		return -1;
 	return 0;
 }
@@ -935,6 +1041,7 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 	v.inltree = -1;
 	v.findex = -1;
 	v.ckpt = -1;
+	v.symname = -1;
 	if (check_header(&v) != 0 || check_trailer(&v) != 0 ||
 	    each_func(&v, functab_head, check_ftab_entry) != 0 ||
 	    check_filetab(&v) != 0)
@@ -949,6 +1056,8 @@ pcln_verify(const uint8_t *blob, size_t len, pcln_err *err)
 	if (v.findex >= 0 && check_findex(&v) != 0)
 		return -1;
 	if (v.ckpt >= 0 && each_func(&v, ckpt_head, check_ckpt_func) != 0)
+		return -1;
+	if (v.symname >= 0 && check_symname(&v) != 0)
 		return -1;
 	/* Nothing may follow the Go 1.2 data but a whole trailer: this is
 	 * what catches a truncated or damaged trailer. */

@@ -96,6 +96,8 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	t->ckptlen = 0;
 	t->buildid = NULL;
 	t->buildidlen = 0;
+	t->symname = NULL;
+	t->nsymname = 0;
 	t->lastnul = 0;
 	if (b == NULL || len < 8)
 		return PCLNRT_EINIT_SHORT;
@@ -165,6 +167,15 @@ pclnrt_init(pclnrt_table *t, const void *blob, size_t len)
 	    sx.size[PCLN_SECT_BUILDID] <= PCLN_BUILDID_MAX) {
 		t->buildid = sect(b, &sx, PCLN_SECT_BUILDID);
 		t->buildidlen = (uint8_t)sx.size[PCLN_SECT_BUILDID];
+	}
+	if (sx.size[PCLN_SECT_SYMNAME] >= PCLN_SYMN_HDR) {
+		pclnrt_bptr q = sect(b, &sx, PCLN_SECT_SYMNAME);
+		uint64_t n = pclnrt_load32(q, big);
+		if (sx.size[PCLN_SECT_SYMNAME] == PCLN_SYMN_HDR +
+		    PCLN_SYMN_SIZE * n && n > 0) {
+			t->symname = q + PCLN_SYMN_HDR;
+			t->nsymname = n;
+		}
 	}
 	/* Every string check is then one comparison: a string at OFF ends
 	 * inside the blob iff some 0 byte lies at or after OFF.  A trailer
@@ -361,6 +372,35 @@ pclnrt_funcdata(const pclnrt_func *f, uint32_t index, uint64_t *value)
 		return PCLNRT_CORRUPT;
 	*value = pclnrt_loadptr(t->blob + off, (unsigned)ps, t->big);
 	return PCLNRT_OK;
+}
+
+pclnrt_str
+pclnrt_symname(const pclnrt_func *f)
+{
+	const pclnrt_table *t = f->t;
+	uint64_t lo = 0, hi, mid;
+	unsigned step;
+	pclnrt_str s;
+
+	if (t == NULL || !t->symname)
+		return f->name;
+	hi = t->nsymname;
+	/* (records sorted by function: at most 33 halvings of 2^32) */
+	for (step = 0; step < 34 && lo < hi; step++) {
+		uint32_t k;
+		mid = lo + (hi - lo) / 2;
+		k = pclnrt_load32(t->symname + PCLN_SYMN_SIZE * mid, t->big);
+		if (k == f->index) {
+			s = pclnrt_cstring_(t, pclnrt_load32(t->symname +
+			    PCLN_SYMN_SIZE * mid + 4, t->big));
+			return s != PCLNRT_NOSTR ? s : f->name;
+		}
+		if (k < f->index)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return f->name;
 }
 
 pclnrt_str

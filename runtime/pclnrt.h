@@ -101,6 +101,9 @@ typedef struct pclnrt_table {
 	uint64_t ckptlen;
 	pclnrt_bptr buildid;		/* BUILDID section, or NULL */
 	uint8_t buildidlen;
+	pclnrt_bptr symname;		/* SYMNAME's records, or NULL (also
+					 * if its size is not its count's) */
+	uint64_t nsymname;		/* their count */
 	uint64_t lastnul;		/* offset of the blob's last 0 byte
 					 * + 1; 0 if it has none */
 } pclnrt_table;
@@ -337,6 +340,14 @@ int pclnrt_phdr_build_id(const void *phdr, size_t phnum, uintptr_t bias,
  * nothing, takes no lock, safe in a signal handler. */
 int pclnrt_table_build_id(const pclnrt_table *t, const uint8_t **id,
     size_t *idlen);
+
+/* The name F's object's symbol table gives F, where its table records
+ * one (its SYMNAME section: of the symbols at F's entry, the one perf
+ * names it by), else F's own name (F->name).  NULL only where F->name
+ * is.  O(log n) in the section's records; allocates nothing, takes no
+ * lock, safe in a signal handler; a record whose name is not a string
+ * in the blob is not taken. */
+pclnrt_str pclnrt_symname(const pclnrt_func *f);
 
 /* Is T the table of the object with build-id ID[0..LEN) (for a running
  * object: pclnrt_phdr_build_id)?  Returns PCLNRT_OK if T records exactly

@@ -269,6 +269,27 @@
 #define PCLN_INLP_SIZE		8u
 #define PCLN_INLP_MAXBITS	32u
 
+/* Trailer section 7, SYMNAME: the name a function's object's symbol
+ *   table gives it, where that is not its own name (nameoff in its
+ *   Func).  Of the symbols at its entry, the one perf and most profilers
+ *   name it by (perf's choose_best_symbol: a symbol with a size before
+ *   one without, a strong one before a weak one, a global one before a
+ *   local one, fewer leading underscores, a longer name, then the first
+ *   in the symbol table); its own name is what addr2line says (DWARF's,
+ *   where DWARF describes it).  Functions without a record have none
+ *   other than their own.
+ *     0  uint32  count
+ *     4  uint32  0 (reserved)
+ *     8  count records of 8 bytes:
+ *          0  uint32  func   position in the function table; strictly
+ *                            increasing, below nfunc
+ *          4  uint32  name   blob offset of its NUL-terminated name (in
+ *                            the Go 1.2 part, as any name)
+ *   The section's size is 8 + 8 * count. */
+#define PCLN_SECT_SYMNAME	7u
+#define PCLN_SYMN_HDR		8u
+#define PCLN_SYMN_SIZE		8u
+
 /* pcsp value for "not known here" (pclnld --elf writes it where the CFA
  * is not sp-based): pclnrt_traceback stops (PCLNRT_STOP_NO_SP) unless
  * the CFA-rule pcdata below says where the frame is. */
@@ -543,7 +564,7 @@ pclnrt_table_name(int table)
  * other tags are skipped.  Returns 0, or -1 if some entry's section does
  * not lie inside [go12size, directory) (S then still holds every
  * entry).  At most N loop steps. */
-#define PCLN_SECT_LAST		PCLN_SECT_INLPACK	/* the highest tag */
+#define PCLN_SECT_LAST		PCLN_SECT_SYMNAME	/* the highest tag */
 
 struct pclnrt_footer {
 	uint64_t at;		/* offset of the footer, LEN - PCLN_FOOTER_SIZE */

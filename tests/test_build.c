@@ -6,9 +6,20 @@
 #include <string.h>
 
 #include "pcln.h"
+#include "pclnrt.h"
 #include "pclnrt_format.h"
 #include "golden.h"
 #include "suites_lib.h"
+
+/* Store V at P, little-endian. */
+static void
+pclni_test_store32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
 
 /* A builder for the target (PS, Q, BIG), which must be valid. */
 static pcln_builder *
@@ -532,6 +543,109 @@ START_TEST(test_write_args)
 }
 END_TEST
 
+/* The SYMNAME section (doc/FORMAT.md): a record for each function whose
+ * symbol table names it otherwise, in function-table order; none for one
+ * given its own name; the runtime's name for a function with a record
+ * is the record's, else its own; the verifier rejects a damaged record
+ * and the runtime does not take its name. */
+static const char *
+symname_at(const uint8_t *blob, size_t len, uint64_t pc)
+{
+	static pclnrt_table t;
+	pclnrt_func f;
+
+	ck_assert_int_eq(pclnrt_init(&t, blob, len), PCLNRT_EINIT_OK);
+	ck_assert_int_eq(pclnrt_findfunc(&t, pc, &f), PCLNRT_OK);
+	return pclnrt_symname(&f);
+}
+
+START_TEST(test_symname)
+{
+	pcln_builder *b = new_builder(8, 1, 0);
+	pclnrt_table t;
+	pcln_err err;
+	uint8_t *blob, *bad;
+	size_t len, glen;
+	uint64_t sect = 0, k;
+
+	/* (added out of entry order: the records are by sorted position) */
+	ck_assert_int_eq(pcln_builder_add_func(b, "__memcpy_x", 0x300, 16, 0,
+	    0, &err), 0);
+	ck_assert_int_eq(pcln_builder_add_func(b, "plain", 0x100, 16, 0, 0,
+	    &err), 1);
+	ck_assert_int_eq(pcln_builder_add_func(b, "__qsort_r", 0x200, 16, 0,
+	    0, &err), 2);
+	ck_assert_int_eq(pcln_builder_set_symname(b, 0, "__memmove_x", &err),
+	    0);
+	ck_assert_int_eq(pcln_builder_set_symname(b, 1, "plain", &err), 0);
+	ck_assert_int_eq(pcln_builder_set_symname(b, 2, "__GI___qsort_r",
+	    &err), 0);
+	ck_assert_int_eq(pcln_builder_set_symname(b, 3, "x", &err), -1);
+	ck_assert_int_eq(err.code, PCLN_EINVAL);
+	blob = write_ok(b, 0, &len);
+	ck_assert_int_eq(pclnrt_init(&t, blob, len), PCLNRT_EINIT_OK);
+	ck_assert_uint_eq(t.nsymname, 2);
+	ck_assert_uint_eq(pclnrt_load32(t.symname, 0), 1);
+	ck_assert_uint_eq(pclnrt_load32(t.symname + PCLN_SYMN_SIZE, 0), 2);
+	ck_assert_str_eq(symname_at(blob, len, 0x105), "plain");
+	ck_assert_str_eq(symname_at(blob, len, 0x20f), "__GI___qsort_r");
+	ck_assert_str_eq(symname_at(blob, len, 0x300), "__memmove_x");
+	sect = (uint64_t)(t.symname - blob) - PCLN_SYMN_HDR;
+	ck_assert_uint_eq(pclnrt_load32(blob + sect, 0), 2);
+	for (k = 0; k < 3; k++)
+		ck_assert_int_eq(pcln_verify_func(blob, len, k, &err), 0);
+
+	/* Damaged: each fault its own report, from both verifiers; the
+	 * runtime then names the function by its own name. */
+	bad = malloc(len);
+	memcpy(bad, blob, len);
+	pclni_test_store32(bad + sect + PCLN_SYMN_HDR + PCLN_SYMN_SIZE, 1);
+	ck_assert_int_eq(pcln_verify(bad, len, &err), -1);
+	ck_assert_int_eq(err.code, PCLN_ETRAILER);
+	ck_assert_int_eq(err.offset, (int64_t)(sect + PCLN_SYMN_HDR +
+	    PCLN_SYMN_SIZE));
+	ck_assert_msg(strstr(err.msg, "SYMNAME record 1") != NULL &&
+	    strstr(err.msg, "expected above 1") != NULL, "%s", err.msg);
+	memcpy(bad, blob, len);
+	pclni_test_store32(bad + sect + PCLN_SYMN_HDR + 4, (uint32_t)len);
+	ck_assert_int_eq(pcln_verify(bad, len, &err), -1);
+	ck_assert_msg(strstr(err.msg, "is not a NUL-terminated string") !=
+	    NULL, "%s", err.msg);
+	ck_assert_int_eq(pcln_verify_func(bad, len, 1, &err), -1);
+	ck_assert_int_eq(pcln_verify_func(bad, len, 0, &err), 0);
+	ck_assert_str_eq(symname_at(bad, len, 0x200), "__qsort_r");
+	memcpy(bad, blob, len);
+	pclni_test_store32(bad + sect + 4, 7);
+	ck_assert_int_eq(pcln_verify(bad, len, &err), -1);
+	ck_assert_msg(strstr(err.msg, "reserved word 0x7") != NULL, "%s",
+	    err.msg);
+	memcpy(bad, blob, len);
+	pclni_test_store32(bad + sect, 3);
+	ck_assert_int_eq(pcln_verify(bad, len, &err), -1);
+	ck_assert_msg(strstr(err.msg, "count 3 in 24 bytes") != NULL, "%s",
+	    err.msg);
+	/* (a count its size does not hold: the runtime takes no record) */
+	ck_assert_int_eq(pclnrt_init(&t, bad, len), PCLNRT_EINIT_OK);
+	ck_assert_ptr_null(t.symname);
+	ck_assert_str_eq(symname_at(bad, len, 0x300), "__memcpy_x");
+	free(bad);
+	free(blob);
+
+	/* A plain Go 1.2 blob has no trailer: the functions' own names. */
+	blob = write_ok(b, PCLN_WRITE_GO12, &glen);
+	ck_assert_str_eq(symname_at(blob, glen, 0x300), "__memcpy_x");
+	free(blob);
+	/* None but its own name: no section. */
+	ck_assert_int_eq(pcln_builder_set_symname(b, 0, NULL, &err), 0);
+	ck_assert_int_eq(pcln_builder_set_symname(b, 2, "__qsort_r", &err), 0);
+	blob = write_ok(b, 0, &len);
+	ck_assert_int_eq(pclnrt_init(&t, blob, len), PCLNRT_EINIT_OK);
+	ck_assert_ptr_null(t.symname);
+	free(blob);
+	pcln_builder_free(b);
+}
+END_TEST
+
 Suite *
 build_suite(void)
 {
@@ -547,6 +661,7 @@ build_suite(void)
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_sorted);
 	tcase_add_test(tc, test_empty);
+	tcase_add_test(tc, test_symname);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_add_test(tc, test_many_functions);

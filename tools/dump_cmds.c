@@ -30,6 +30,7 @@ sect_name(uint32_t tag)
 	case PCLN_SECT_PCCKPT:		return "PCCKPT";
 	case PCLN_SECT_BUILDID:		return "BUILDID";
 	case PCLN_SECT_INLPACK:		return "INLPACK";
+	case PCLN_SECT_SYMNAME:		return "SYMNAME";
 	default:			return "unknown";
 	}
 }
