@@ -259,9 +259,9 @@ print_dwarf_stats(const pcln_dwarf_stats *d)
 {
 	fprintf(stderr, "%s: %zu function symbols, %zu aliases folded, %zu "
 	    "zero-sized, %zu cut, %zu labels; %zu functions (%zu named by "
-	    "DWARF, %zu unnamed from FDEs)\n", prog, d->nsyms, d->naliases,
-	    d->nzero, d->ncut, d->nlabels, d->nfunc, d->ndwarfnames,
-	    d->nfde_funcs);
+	    "DWARF, %zu unnamed from FDEs; %zu named otherwise by perf)\n",
+	    prog, d->nsyms, d->naliases, d->nzero, d->ncut, d->nlabels,
+	    d->nfunc, d->ndwarfnames, d->nfde_funcs, d->nsymnames);
 	fprintf(stderr, "%s: %zu compile units, %zu line rows, %zu functions "
 	    "with lines\n", prog, d->ncu, d->nlinerows, d->nlinefuncs);
 	fprintf(stderr, "%s: %zu CFI rows, %zu sp-based, %zu frame-pointer-"

@@ -230,6 +230,12 @@ add_function(struct imp *im, struct sym *y)
 	im->st->nfunc++;
 	im->st->text_bytes += y->size;
 	y->f = f;
+	/* The name perf gives it where that is another (SYMNAME). */
+	if (y->pname != NULL && strcmp(y->pname, name) != 0) {
+		if (pcln_builder_set_symname(im->b, f, y->pname, im->err) < 0)
+			return -1;
+		im->st->nsymnames++;
+	}
 	if (add_frame_points(im, f) < 0 ||
 	    pclni_dw_add_lines(im, f, y, owner) < 0)
 		return -1;

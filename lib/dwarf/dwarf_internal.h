@@ -38,6 +38,11 @@ struct sym {
 	int rank;		/* lower is preferred */
 	int label;		/* STT_NOTYPE: an assembler label */
 	long f;			/* builder handle, once added */
+	unsigned bind;		/* STB_*, from the symbol table */
+	size_t seq;		/* its place among the symbols read */
+	const char *pname;	/* (fold_syms) of the function symbols at
+				 * its address, the one perf names it by;
+				 * NULL: none */
 };
 
 /* A compile unit, in .debug_info order (the linker keeps the first copy

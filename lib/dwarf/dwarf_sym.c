@@ -127,6 +127,9 @@ add_sym(struct imp *im, const GElf_Sym *s, const char *name,
 	    sizeof *im->syms) < 0)
 		return pclni_dw_nomem(im);
 	y = &im->syms[im->nsyms++];
+	memset(y, 0, sizeof *y);
+	y->seq = im->nsyms - 1;
+	y->bind = GELF_ST_BIND(s->st_info);
 	y->addr = s->st_value;
 	y->size = s->st_size;
 	y->secend = x->hi;
@@ -238,8 +241,36 @@ read_symtab(struct imp *im, Elf *src, Elf64_Word type, struct extent *ext,
 	return found;
 }
 
-/* Sort, fold aliases, drop labels within functions, size zero-sized
- * symbols, cut overlaps. */
+/* Of two function symbols at one address, is A the one perf names the
+ * code by (its choose_best_symbol, tools/perf/util/symbol.c): one with
+ * a size before one without, a strong one before a weak one, a global
+ * one before a local one, fewer leading underscores, the longer name,
+ * then the first read? */
+static int
+perf_prefers(const struct sym *a, const struct sym *b)
+{
+	size_t ua, ub, la, lb;
+
+	if ((a->size > 0) != (b->size > 0))
+		return a->size > 0;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	ua = strspn(a->name, "_");
+	ub = strspn(b->name, "_");
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(a->name);
+	lb = strlen(b->name);
+	if (la != lb)
+		return la > lb;
+	return a->seq < b->seq;
+}
+
+/* Sort, fold aliases (keeping the name perf would give the code, PNAME,
+ * for SYMNAME), drop labels within functions, size zero-sized symbols,
+ * cut overlaps. */
 static void
 fold_syms(struct imp *im)
 {
@@ -254,6 +285,8 @@ fold_syms(struct imp *im)
 	qsort(im->syms, im->nsyms, sizeof *im->syms, cmpsym);
 	for (i = 0; i < im->nsyms; i = j) {
 		uint64_t size = im->syms[i].size;
+		const struct sym *best = im->syms[i].label ? NULL :
+		    &im->syms[i];
 		for (j = i + 1; j < im->nsyms &&
 		    im->syms[j].addr == im->syms[i].addr; j++) {
 			if (im->syms[j].label)
@@ -261,7 +294,11 @@ fold_syms(struct imp *im)
 			if (im->syms[j].size > size)
 				size = im->syms[j].size;
 			im->st->naliases++;
+			if (best == NULL || perf_prefers(&im->syms[j], best))
+				best = &im->syms[j];
 		}
+		im->syms[i].pname = best != NULL && best->name[0] != '\0' ?
+		    best->name : NULL;
 		/* A label is a function of its own only outside every
 		 * function symbol's code: within one it is a branch
 		 * target, and its function keeps the name. */

@@ -104,6 +104,8 @@ typedef struct pcln_dwarf_stats {
 	size_t nfde_funcs;		/* of which unnamed, from FDEs that
 					 * no .dynsym symbol covers */
 	size_t ndwarfnames;		/* named by DWARF, not the symbol */
+	size_t nsymnames;		/* with a symbol-table name of their
+					 * own (SYMNAME, doc/FORMAT.md) */
 	size_t ncu;			/* compile units with a line table */
 	size_t nlinerows;		/* line rows read */
 	size_t nlinefuncs;		/* functions with a line table */
