@@ -87,6 +87,11 @@ struct pmap {
 struct perf_cmd {
 	const char *input, *svg, *title, *kallsyms_path, *mapdir;
 	int folded, stats, header, no_inline, no_kernel, no_demangle;
+	/* The frames named now are named as perf names a frame it adds no
+	 * inlined calls to (a frame-pointer chain's, a sample's pc without
+	 * a chain, every frame with --no-inline): by the object's symbol
+	 * table (pclnrt_symname), not by DWARF's name. */
+	int symnames;
 	int defer;			/* push makes no text */
 	int werr;			/* errno of a failed write, or 0 */
 	/* demangled names by the name's address (they live as long as the
@@ -951,8 +956,10 @@ symbolize(struct perf_cmd *c, const pclnrt_func *f, uint64_t link,
 
 	/* A function without a name (a table made from .eh_frame has
 	 * one for each FDE no symbol names) is perf's "[unknown]". */
-	s->fname = f->name != NULL && f->name[0] != '\0' ?
-	    demangled(c, f->name) : NULL;
+	const char *name = c->symnames ? pclnrt_symname(f) : f->name;
+
+	s->fname = name != NULL && name[0] != '\0' ?
+	    demangled(c, name) : NULL;
 	s->file = NULL;
 	s->line = 0;
 	(void)pclnrt_funcline_cached(f, link, &s->file, &s->line, &c->cache);
@@ -1089,6 +1096,9 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 	if (fr->where == PCLN_PERF_IN_TABLE) {
 		pclnrt_inlcall calls[MAX_INLINE];
 		uint64_t link = fr->lookup - fr->bias;
+		/* (the memo's key: a pc named by its symbol table is
+		 * another entry) */
+		uint64_t key = link ^ (uint64_t)(c->symnames != 0) << 63;
 		/* As perf script prints a return address: the call's
 		 * address (pc - 1), its offset from there. */
 		uint64_t off = fr->lookup - (fr->func.entry + fr->bias);
@@ -1101,14 +1111,14 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 		/* A profile names the same pcs sample after sample: each
 		 * (table, pc) is symbolized once while it stays in its
 		 * slot. */
-		if ((s = symo_slot(c, link, fr->func.t)) == NULL) {
+		if ((s = symo_slot(c, key, fr->func.t)) == NULL) {
 			s = &one;	/* (no memory: not remembered) */
 			symbolize(c, &fr->func, link, s, calls, MAX_INLINE);
 		} else {
 			/* As text, the lines are all there is to add (the
 			 * frames themselves are read by flame graphs only). */
 			if (c->fl == NULL && s->t == fr->func.t &&
-			    s->pc == link && s->textok &&
+			    s->pc == key && s->textok &&
 			    s->rpc == fr->lookup && s->object == fr->object &&
 			    c->nof + s->n + 1 <= MAX_OUT) {
 				if (ob_ref(c, s->text.b, s->text.len))
@@ -1117,7 +1127,7 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 				c->st.frames_inline += s->n;
 				return;
 			}
-			if (s->t != fr->func.t || s->pc != link) {
+			if (s->t != fr->func.t || s->pc != key) {
 				s->t = NULL;
 				s->textok = 0;
 				symbolize(c, &fr->func, link, s, calls,
@@ -1129,7 +1139,7 @@ user_frame(struct perf_cmd *c, uint32_t pid, const pcln_perf_frame *fr)
 						sc[i].line = calls[i].line;
 					}
 					s->t = fr->func.t;
-					s->pc = link;
+					s->pc = key;
 				}
 			} else {
 				sc = s->n <= SYMO_CALLS ? s->call : s->ext;
@@ -1596,6 +1606,7 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 				    !first_user, &fr);
 				first_user = 0;
 				nuser_chain++;
+				c->symnames = 1;
 				user_frame(c, ev->pid, &fr);
 			}
 		}
@@ -1611,6 +1622,7 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 			c->st.truncated_stack++;
 		if (n > 0)
 			c->st.user_unwound++;
+		c->symnames = c->no_inline;
 		user_frames(c, ev->pid, c->uf, n);
 	} else if (dwarf) {
 		/* A kernel thread or a sample taken where the kernel kept
@@ -1625,6 +1637,7 @@ do_sample(struct perf_cmd *c, const pcln_perf_event *ev)
 
 		(void)pcln_perf_resolve(c->space, ev->pid, ev->u.sample.ip, 0,
 		    &fr);
+		c->symnames = 1;
 		user_frame(c, ev->pid, &fr);
 		c->st.user_ip_only++;
 	} else if (c->nof > 0)
