@@ -635,10 +635,63 @@ START_TEST(test_share)
 }
 END_TEST
 
+/* pcln_perf_probe_read decides the way before the first record, on the
+ * data section's first chunks, and the records are then those of a
+ * buffer's handle; asked again, the same answer; after a record, for a
+ * handle that copies or reads a buffer, it decides nothing. */
+START_TEST(test_probe_read)
+{
+	uint64_t damaged;
+	size_t len;
+	uint8_t *file = make(&len, 0, &damaged);
+	int fd = memfile(file, len), m;
+	pcln_perf_event ev;
+	pcln_perf *p, *q;
+	pcln_err err;
+
+	ck_assert_uint_gt(len, 6 * PCLNI_PERF_CHUNK_MIN);
+	ck_assert_int_eq(pcln_perf_probe_read(NULL), 0);
+	p = pcln_perf_open(file, len, PCLN_PERF_ORDERED, &err);
+	ck_assert_msg(p != NULL, "%s", err.msg);
+	ck_assert_int_eq(pcln_perf_probe_read(p), 0);
+	/* A handle that copies: no probe. */
+	q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED, &err);
+	ck_assert_msg(q != NULL, "%s", err.msg);
+	ck_assert_int_eq(pcln_perf_probe_read(q), 0);
+	ck_assert_int_eq(pclni_perf_read_mode(q), PCLNI_PERF_READ_COPY);
+	pcln_perf_close(q);
+	/* Before the first record (a reader thread not started): decided,
+	 * and the records as they are. */
+	q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED | PCLN_PERF_READAHEAD |
+	    PCLN_PERF_MAPREAD, &err);
+	ck_assert_msg(q != NULL, "%s", err.msg);
+	pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
+	ck_assert_int_eq(pclni_perf_read_mode(q), PCLNI_PERF_READ_PROBE);
+	m = pcln_perf_probe_read(q);
+	ck_assert_int_ne(pclni_perf_read_mode(q), PCLNI_PERF_READ_PROBE);
+	ck_assert_int_eq(m, pclni_perf_read_mode(q) == PCLNI_PERF_READ_MAP);
+	ck_assert_int_eq(pcln_perf_probe_read(q), m);
+	ck_assert_uint_gt(same_walk(p, q), 100);
+	pcln_perf_close(q);
+	pcln_perf_close(p);
+	/* After a record (one chunk read, unordered): not decided now. */
+	q = pcln_perf_open_fd(fd, PCLN_PERF_MAPREAD, &err);
+	ck_assert_msg(q != NULL, "%s", err.msg);
+	pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
+	ck_assert_int_eq(pcln_perf_next(q, &ev, &err), 1);
+	ck_assert_int_eq(pcln_perf_probe_read(q), 0);
+	ck_assert_int_eq(pclni_perf_read_mode(q), PCLNI_PERF_READ_PROBE);
+	pcln_perf_close(q);
+	close(fd);
+	free(file);
+}
+END_TEST
+
 /* A twin (pcln_perf_open_twin) reads in its first handle's mapping: the
  * records of a handle alone, shared in blocks with the first, walked
- * one after the other and in turn; no twin of a twin, nor of a handle
- * on a buffer. */
+ * one after the other and in turn (the first with a reader thread that
+ * the twin gives up, in the second turn); no twin of a twin, nor of a
+ * handle on a buffer. */
 START_TEST(test_twin)
 {
 	uint64_t damaged, got[2][512];
@@ -656,12 +709,16 @@ START_TEST(test_twin)
 	pcln_perf_close(q[0]);
 	for (turn = 0; turn < 2; turn++) {
 		q[0] = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED |
-		    PCLN_PERF_MAPREAD, &err);
+		    PCLN_PERF_MAPREAD | (turn == 1 ? PCLN_PERF_READAHEAD : 0),
+		    &err);
 		ck_assert_msg(q[0] != NULL, "%s", err.msg);
+		ck_assert(turn == 0 || q[0]->ra != NULL);
 		pclni_perf_set_chunk(q[0], PCLNI_PERF_CHUNK_MIN);
 		q[1] = pcln_perf_open_twin(q[0], PCLN_PERF_ORDERED |
 		    PCLN_PERF_MAPREAD, &err);
 		ck_assert_msg(q[1] != NULL, "%s", err.msg);
+		/* (the first's reader thread, not started, given up) */
+		ck_assert_ptr_null(q[0]->ra);
 		pclni_perf_set_chunk(q[1], PCLNI_PERF_CHUNK_MIN);
 		ck_assert_ptr_null(pcln_perf_open_twin(q[1], 0, &err));
 		ck_assert_int_eq(err.code, PCLN_EINVAL);
@@ -949,6 +1006,7 @@ main(void)
 	tcase_add_test(te, test_close_early);
 	tcase_add_test(tc, test_share);
 	tcase_add_test(tc, test_twin);
+	tcase_add_test(tc, test_probe_read);
 	tcase_add_test(te, test_spin_cpus);
 #ifdef HAVE_LIBZSTD
 	tcase_add_test(tc, test_zstd);

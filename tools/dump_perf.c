@@ -2323,12 +2323,19 @@ stats_add_other(struct stats *st, const struct stats *s,
  * (2.26-2.39 ms either way); on one of 22 MB two threads took 2.69 ms
  * against 2.84, on bench/perf.sh's of 41 MB 3.53 against 3.90 and on
  * its SQLite one of 36 MB 4.17 against 4.92 (medians of 10, in turn),
- * at 33 MB at the peak against 21.  PCLN_PERF_THREADS=1 keeps one,
+ * at 33 MB at the peak against 21.  And only where the records are
+ * read in the file's mapping (pcln_perf_probe_read, asked before any is
+ * read): the two handles would each copy every chunk, where the one
+ * walk's reader thread copies each once beside it.  (On a guest where
+ * mapping cost 260 us a MiB and copying 76 to 150, the twins, which
+ * had taken the probe's chunks that the other had populated for fast
+ * ones, took 275 ms on bench/perf.sh's long profile against 70 ms for
+ * one walk.)  PCLN_PERF_THREADS=1 keeps one,
  * PCLN_PERF_THREADS=2 makes two whatever the file (the tests). */
 #define PAR_MIN_DATA	((uint64_t)16 << 20)
 
 static int
-two_threads(const struct perf_cmd *c, int infd)
+two_threads(struct perf_cmd *c, int infd)
 {
 	const char *t = getenv("PCLN_PERF_THREADS");
 	const pcln_perf_info *info = pcln_perf_get_info(c->p);
@@ -2341,7 +2348,8 @@ two_threads(const struct perf_cmd *c, int infd)
 	if (!(t != NULL && strcmp(t, "2") == 0) &&
 	    (info->data_end - info->data_offset < PAR_MIN_DATA ||
 	    (info->features[PCLN_PERF_FEAT_COMPRESSED / 64] >>
-	    PCLN_PERF_FEAT_COMPRESSED % 64 & 1)))
+	    PCLN_PERF_FEAT_COMPRESSED % 64 & 1) ||
+	    !pcln_perf_probe_read(c->p)))
 		return 0;
 	return sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
 	    CPU_COUNT(&cpus) > 1;
@@ -2456,17 +2464,10 @@ start_two(struct perf_cmd *c, int infd, struct two *tw)
 	c2->par = pa;
 	c2->part = 1;
 	c2->blockno = 1;
-	/* The first handle again without its reader thread: with a twin,
-	 * three threads on two CPUs took longer than the two walks
-	 * populating their chunks themselves (the pages one populated are
-	 * there for the other). */
-	pcln_perf_close(c->p);
-	if ((c->p = pcln_perf_open_fd(infd, PCLN_PERF_ORDERED |
-	    PCLN_PERF_MAPREAD, &err)) == NULL) {
-		dump_error("%s: %s", c->input, err.msg);
-		return err.code == PCLN_ENOMEM ? DUMP_EXIT_IO :
-		    DUMP_EXIT_CORRUPT;
-	}
+	/* (the twin gives up the first handle's reader thread, not
+	 * started: with a twin, three threads on two CPUs took longer
+	 * than the two walks populating their chunks themselves, the
+	 * pages one populated there for the other) */
 	if ((c2->p = pcln_perf_open_twin(c->p, PCLN_PERF_ORDERED |
 	    PCLN_PERF_MAPREAD, &err)) == NULL) {
 		dump_error("%s: %s", c->input, err.msg);

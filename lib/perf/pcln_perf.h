@@ -341,7 +341,10 @@ int pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
  * once, by the first of the two to frame the chunk before it (or to get
  * to it).  FLAGS: PCLN_PERF_ORDERED, PCLN_PERF_MAPREAD (read in the
  * mapping unless FIRST found copying faster); no reader thread (FIRST's
- * populates ahead).  The two drop the mapping's pages behind them
+ * populates ahead; FIRST's own reader thread, of PCLN_PERF_READAHEAD,
+ * is given up where it has not started).  A twin is worth having where
+ * the mapping is the faster way (pcln_perf_probe_read): two handles
+ * copying the chunks would each copy every one.  The two drop the mapping's pages behind them
  * (PCLN_PERF_MAPREAD) 8 MiB later than one handle alone, for the
  * other's records, each every other region of 8 MiB; a twin much
  * further behind takes the pages again from the page cache.  FIRST outlives the twin; each is
@@ -350,6 +353,19 @@ int pcln_perf_next(pcln_perf *p, pcln_perf_event *ev, pcln_err *err);
  * handle). */
 pcln_perf *pcln_perf_open_twin(pcln_perf *first, unsigned flags,
     pcln_err *err);
+
+/* For P of pcln_perf_open_fd with PCLN_PERF_MAPREAD, before its first
+ * record: find now which way reads its records faster, the mapping or
+ * a copy, on the data section's first chunks (mapped, timed, a part of
+ * each copied and timed), rather than while the first chunks are read.
+ * The chunks mapped stay so for the records.  1: the records will be
+ * read in the mapping; 0: copied (or not decided: the data section is
+ * too short to time, P reads no file, or P already read records; the
+ * reads then go on deciding as they would).  On the guest of
+ * doc/PERFORMANCE.md's 2026-12-07 (afternoon) figures the mapping cost
+ * 260 us a MiB and a copy 76 to 150: a caller that made twins there
+ * without asking took four times as long. */
+int pcln_perf_probe_read(pcln_perf *p);
 
 /* Have P return only a share of the samples, for walks of one profile in
  * several threads, each with its own handle: of the samples in the order

@@ -1090,6 +1090,11 @@ pcln_perf_open_twin(pcln_perf *first, unsigned flags, pcln_err *err)
 	p->chunk_size = first->chunk_size;
 	p->readmode = (flags & PCLN_PERF_MAPREAD) ? PCLNI_PERF_READ_PROBE :
 	    PCLNI_PERF_READ_COPY;
+	/* (FIRST's reader thread, where it has one that has not started,
+	 * is given up: with a twin, three threads on two CPUs took longer
+	 * than the two populating their chunks themselves) */
+	if (first->ra != NULL && !first->ra->started)
+		pclni_perf_ra_close(first);
 	if (first->claim == NULL) {
 		cpu_set_t cpus;
 
@@ -1124,4 +1129,40 @@ uint64_t
 pcln_perf_bytes_read(const pcln_perf *p)
 {
 	return p->nread;
+}
+
+/* Decide now, before the first record is read, on up to PROBE_CHUNKS
+ * chunks from the data section's start, as next_fill would on the
+ * chunks it reads: a caller that chooses its threads by the way (a
+ * twin reads in the mapping; pcln_perf_open_twin) asks before it makes
+ * them.  The chunks probed stay mapped, their pages there for the walk
+ * that reads them in the mapping.  Where the data section holds too few
+ * chunks to time, nothing is decided (the reads decide as before). */
+int
+pcln_perf_probe_read(pcln_perf *p)
+{
+	uint64_t off, end;
+	struct fill f;
+	unsigned k;
+
+	if (p == NULL || p->fd < 0 || p->info.pipe || p->twin_of != NULL)
+		return 0;
+	if (read_mode(p) == PCLNI_PERF_READ_PROBE && (p->ra == NULL ||
+	    !p->ra->started) && p->nchunks == 0) {
+		end = p->info.data_end;
+		off = p->scanpos;
+		for (k = 0; k < PROBE_CHUNKS && off < end &&
+		    read_mode(p) == PCLNI_PERF_READ_PROBE; k++) {
+			fill(p, off, NULL, 0, &f);
+			if (f.nomap) {
+				set_read_mode(p, PCLNI_PERF_READ_COPY);
+				break;
+			}
+			probed(p, &f);
+			if (f.r < 0 || f.damaged)
+				break;
+			off = f.next_off;
+		}
+	}
+	return read_mode(p) == PCLNI_PERF_READ_MAP;
 }
