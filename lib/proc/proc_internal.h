@@ -68,7 +68,7 @@ struct pcln_objstore {
 };
 /* The step cache's entries (136 bytes each), first and at most: 560 KB
  * to 2.2 MB, one cache for all the processes of a profile. */
-#define ASPACE_STEPS_MIN	4096
+#define ASPACE_STEPS_MIN	1024
 #define ASPACE_STEPS		16384
 typedef struct pcln_objstore pclnp_store;
 
