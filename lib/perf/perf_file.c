@@ -385,7 +385,6 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
  * 0.6 ms of the long bench profile's 17 to 20.) */
 
 #define PROBE_CHUNKS	4
-#define PROBE_SURE	2
 #define PROBE_COPY	((size_t)256 << 10)
 
 static int
@@ -407,31 +406,31 @@ set_read_mode(pcln_perf *p, int mode)
 	__atomic_store_n(&p->readmode, mode, __ATOMIC_RELAXED);
 }
 
-/* Where the chunk mapped into F counts for the probe (whole enough to
- * time), time a copy of PROBE_COPY bytes of it too, and count both. */
+/* Count a probe: BYTES of the file at FILE_OFF took MAP_NS to bring in
+ * in the mapping; a copy of up to PROBE_COPY of them is timed now. */
 static void
-probed(pcln_perf *p, const struct fill *f)
+probe_time(pcln_perf *p, uint64_t map_ns, size_t bytes, uint64_t file_off)
 {
 	uint64_t mib, t0, ns;
 	size_t n, got = 0;
 
-	/* (a file's last chunk, or the lone record of one, may be too
-	 * short to time) */
-	if (read_mode(p) != PCLNI_PERF_READ_PROBE || f->r < 0 ||
-	    !f->mapped || f->got < p->chunk_size / 2)
-		return;
-	mib = f->ns * ((uint64_t)1 << 20) / f->got;
+	mib = map_ns * ((uint64_t)1 << 20) / bytes;
 	p->probe_map = p->probe_map == 0 || mib < p->probe_map ? mib :
 	    p->probe_map;
-	/* (its pages made at once: a page fault in the copy would count
-	 * against copying, which takes buffers it reuses) */
+	/* (its pages made at once and each written: a page fault in the
+	 * copy would count against copying, which takes buffers it
+	 * reuses; and on a guest that shadows the page tables, a page's
+	 * first write after MADV_POPULATE_WRITE still costs some 4 us:
+	 * the first copy timed took three times the others) */
 	if (p->probebuf == NULL && (p->probebuf = pcln_huge_alloc(PROBE_COPY,
-	    &p->probelen)) != NULL)
+	    &p->probelen)) != NULL) {
 		(void)madvise(p->probebuf, p->probelen, MADV_POPULATE_WRITE);
-	n = f->got < PROBE_COPY ? f->got : PROBE_COPY;
+		memset(p->probebuf, 0, p->probelen);
+	}
+	n = bytes < PROBE_COPY ? bytes : PROBE_COPY;
 	if (p->probebuf != NULL) {
 		t0 = now_ns();
-		if (read_full(p->fd, p->probebuf, n, f->file_off, &got) == 0 &&
+		if (read_full(p->fd, p->probebuf, n, file_off, &got) == 0 &&
 		    got == n) {
 			ns = now_ns() - t0;
 			mib = ns * ((uint64_t)1 << 20) / n;
@@ -439,16 +438,23 @@ probed(pcln_perf *p, const struct fill *f)
 			    mib < p->probe_copy ? mib : p->probe_copy;
 		}
 	}
-	/* (decided after PROBE_SURE chunks where one way took less than
-	 * half the other's time: each chunk mapped where that is the
-	 * slower way cost 0.3 to 0.4 ms on the guest of 2026-12-07
-	 * afternoon, before the reader thread could start) */
-	if (++p->nprobe >= PROBE_CHUNKS || (p->nprobe >= PROBE_SURE &&
-	    p->probe_copy != 0 && (p->probe_map > 2 * p->probe_copy ||
-	    p->probe_copy > 2 * p->probe_map)))
+	if (++p->nprobe >= PROBE_CHUNKS)
 		set_read_mode(p, p->probe_copy == 0 || p->probe_map <=
 		    p->probe_copy ? PCLNI_PERF_READ_MAP :
 		    PCLNI_PERF_READ_COPY);
+}
+
+/* Where the chunk mapped into F counts for the probe (whole enough to
+ * time), time a copy of PROBE_COPY bytes of it too, and count both. */
+static void
+probed(pcln_perf *p, const struct fill *f)
+{
+	/* (a file's last chunk, or the lone record of one, may be too
+	 * short to time) */
+	if (read_mode(p) != PCLNI_PERF_READ_PROBE || f->r < 0 ||
+	    !f->mapped || f->got < p->chunk_size / 2)
+		return;
+	probe_time(p, f->ns, f->got, f->file_off);
 }
 
 /* A buffer for a chunk (the caller's way: the reader's or the walk's),
@@ -1139,36 +1145,44 @@ pcln_perf_bytes_read(const pcln_perf *p)
 }
 
 /* Decide now, before the first record is read, on up to PROBE_CHUNKS
- * chunks from the data section's start, as next_fill would on the
- * chunks it reads: a caller that chooses its threads by the way (a
- * twin reads in the mapping; pcln_perf_open_twin) asks before it makes
- * them.  The chunks probed stay mapped, their pages there for the walk
- * that reads them in the mapping.  Where the data section holds too few
- * chunks to time, nothing is decided (the reads decide as before). */
+ * pieces from the data section's start (PROBE_COPY bytes, a quarter of
+ * a chunk at most; framed by no one: only their pages count), each
+ * brought in in the mapping and copied as next_fill's probe does with
+ * whole chunks: a caller that chooses its threads by the way (a twin
+ * reads in the mapping; pcln_perf_open_twin) asks before it makes
+ * them.  (Whole chunks mapped first cost 0.3 to 0.4 ms each on the
+ * guest of 2026-12-07 afternoon, before the reader thread could
+ * start.)  The pieces stay mapped, their pages there for a walk that
+ * reads them in the mapping.  Where the data section is too short to
+ * time, nothing is decided (the reads decide as before). */
 int
 pcln_perf_probe_read(pcln_perf *p)
 {
-	uint64_t off, end;
-	struct fill f;
+	uint64_t off, end, t0, ns;
+	size_t piece, got;
 	unsigned k;
 
 	if (p == NULL || p->fd < 0 || p->info.pipe || p->twin_of != NULL)
 		return 0;
+	piece = p->chunk_size / 4 < PROBE_COPY ? p->chunk_size / 4 :
+	    PROBE_COPY;
 	if (read_mode(p) == PCLNI_PERF_READ_PROBE && (p->ra == NULL ||
 	    !p->ra->started) && p->nchunks == 0) {
 		end = p->info.data_end;
-		off = p->scanpos;
-		for (k = 0; k < PROBE_CHUNKS && off < end &&
+		for (k = 0; k < PROBE_CHUNKS &&
 		    read_mode(p) == PCLNI_PERF_READ_PROBE; k++) {
-			fill(p, off, NULL, 0, &f);
-			if (f.nomap) {
+			off = p->scanpos + (uint64_t)k * piece;
+			if (off >= end || end - off < piece)
+				break;
+			t0 = now_ns();
+			if (map_range(p, off, piece, &got) < 0) {
 				set_read_mode(p, PCLNI_PERF_READ_COPY);
 				break;
 			}
-			probed(p, &f);
-			if (f.r < 0 || f.damaged)
+			ns = now_ns() - t0;
+			if (got < piece)	/* (it shrank) */
 				break;
-			off = f.next_off;
+			probe_time(p, ns, piece, off);
 		}
 	}
 	return read_mode(p) == PCLNI_PERF_READ_MAP;
