@@ -356,7 +356,7 @@ pcln_perf *pcln_perf_open_twin(pcln_perf *first, unsigned flags,
 
 /* For P of pcln_perf_open_fd with PCLN_PERF_MAPREAD, before its first
  * record: find now which way reads its records faster, the mapping or
- * a copy, on four pieces of 256 KiB at the data section's start (each
+ * a copy, on four pieces of 64 KiB at the data section's start (each
  * brought in in the mapping and timed, then copied and timed), rather
  * than while the first chunks are read.  The pieces mapped stay so for
  * the records.  1: the records will be

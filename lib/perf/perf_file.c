@@ -382,10 +382,18 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
  * faster (the fastest chunk of each: a preemption counts against
  * neither) reads the rest.  (Probing by reading every other chunk
  * copied took fresh buffers for them, 256 page faults each: 0.3 to
- * 0.6 ms of the long bench profile's 17 to 20.) */
+ * 0.6 ms of the long bench profile's 17 to 20.)  Pieces of 64 KiB, not
+ * 256: on the guest of 2026-12-07 afternoon the probe before the first
+ * record (pcln_perf_probe_read) took 1.3 to 1.5 ms of the short bench
+ * profile's 20, 80 page faults with its buffer's, and 0.35 to 0.45 ms
+ * with 64 KiB, deciding the same (copying 160 to 220 us a MiB there,
+ * the mapping 350 to 430; in pieces of 256 KiB 150 to 170 and 330 to
+ * 360: gdb on four runs of each); where the page cache is mapped by
+ * huge entries the mapping's 64 KiB still take a few microseconds
+ * against a copy's tens. */
 
 #define PROBE_CHUNKS	4
-#define PROBE_COPY	((size_t)256 << 10)
+#define PROBE_COPY	((size_t)64 << 10)
 
 static int
 read_mode(const pcln_perf *p)
