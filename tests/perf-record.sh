@@ -86,6 +86,15 @@ compare() {
 		    "$name.stats")"; return; }
 	python3 "$cmp" "$name.perf" "$name.pcln" "$min" >"$name.cmp" ||
 		fail "$name: stacks differ from perf script's"
+	# malloc's heap moved to a huge page boundary and advised
+	# (tools/dump_heap.c), glibc's malloc being the one in use; under
+	# the sanitizers, whose malloc takes no options, it says why not.
+	ncase=$((ncase + 1))
+	if [ -n "${ASAN_OPTIONS:-}${TSAN_OPTIONS:-}" ]; then
+		grep -q '^  heap: not in huge pages: ' "$name.stats"
+	else
+		grep -q '^  heap: advised for huge pages$' "$name.stats"
+	fi || fail "$name: heap: $(grep '^  heap' "$name.stats")"
 	# Every frame has a name or is perf's [unknown]: not a PLT entry
 	# taken for the nameless function a table made from .eh_frame has
 	# over the PLT, not such a function itself ("\t ADDR +0xOFF").

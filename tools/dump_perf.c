@@ -1855,6 +1855,9 @@ cmp_ent(const void *a, const void *b)
 	return memcmp(x->build_id, y->build_id, x->build_id_len);
 }
 
+/* malloc's heap (dump_heap.c): how it was placed, for --stats. */
+static struct dump_heap heap;
+
 static void
 report(struct perf_cmd *c, int full)
 {
@@ -1955,6 +1958,11 @@ report(struct perf_cmd *c, int full)
 	fprintf(o, "  records: %" PRIu64 " MMAP/MMAP2, %" PRIu64 " COMM, %"
 	    PRIu64 " FORK, %" PRIu64 " EXIT, %" PRIu64 " of other types\n",
 	    s->mmaps, s->comms, s->forks, s->exits, s->unknown_type);
+	/* (not how much: that is where the break fell, from run to run) */
+	if (heap.len > 0)
+		fprintf(o, "  heap: advised for huge pages\n");
+	else
+		fprintf(o, "  heap: not in huge pages: %s\n", heap.why);
 }
 
 /* Write the flame graph to PATH atomically (an earlier file is replaced
@@ -2596,7 +2604,7 @@ dump_perf(int argc, char **argv)
 		DUMP_FIND_LONGOPTS,
 		{ NULL, 0, NULL, 0 }
 	};
-	struct perf_cmd *c = cmd_new();
+	struct perf_cmd *c;
 	const char **dirs = NULL;
 	size_t ndirs = 0;
 	uint8_t *buf = NULL;
@@ -2607,6 +2615,9 @@ dump_perf(int argc, char **argv)
 	static struct two two;	/* (zero: one thread) */
 	struct stats w;
 
+	/* (before anything is allocated: dump_heap.c) */
+	dump_heap_huge(&heap);
+	c = cmd_new();
 	if (c == NULL || (dirs = calloc((size_t)argc + 1, sizeof *dirs)) ==
 	    NULL) {
 		dump_error("perf: out of memory");
@@ -2817,5 +2828,6 @@ out:
 		close(infd);
 	free(dirs);
 	cmd_free(c);
+	dump_heap_free(&heap);
 	return rc;
 }

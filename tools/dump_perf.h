@@ -55,6 +55,22 @@ void dump_perf_tables_free(struct perf_tables *pt);
  * used (warned once). */
 const char *dump_perf_cache_dir(struct perf_tables *pt);
 
+/* --- malloc's heap in huge pages (dump_heap.c) ----------------------- */
+
+struct dump_heap {
+	void *fill;		/* the block that moved the heap's top */
+	size_t len;		/* bytes advised MADV_HUGEPAGE, or 0 */
+	const char *why;	/* LEN 0: why not */
+};
+
+/* Before pclndump perf allocates: glibc's heap grows to past a huge
+ * page boundary, its top chunk moved to the boundary, and what lies
+ * past it advised MADV_HUGEPAGE (the first touch of its pages then
+ * costs one fault for 2 MiB, not 512).  Fills *H; nothing is changed
+ * where that cannot be done (another malloc: H->why says why). */
+void dump_heap_huge(struct dump_heap *h);
+void dump_heap_free(struct dump_heap *h);
+
 /* --- tracepoints' fields (dump_trace.c) ------------------------------ */
 
 struct dump_trace;
