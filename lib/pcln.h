@@ -81,10 +81,13 @@ const char *pcln_strerror(int code);
 
 /* --- memory in huge pages -------------------------------------------- */
 
-/* A region of at least N bytes, zeroed, mapped on its own: from 2 MiB
- * on, aligned to 2 MiB and asked for in transparent huge pages (where
- * the kernel has none to give, small pages, as malloc's); below, in
- * small pages, N rounded up to the page size.  For a buffer written all
+/* A region of at least N bytes, zeroed: from 2 MiB on, mapped on its
+ * own, aligned to 2 MiB and asked for in transparent huge pages (where
+ * the kernel has none to give, small pages, as malloc's); below,
+ * calloc's (glibc maps a block of 128 KiB or more on its own, in small
+ * pages each made where it is first written; a program that keeps
+ * malloc's heap in huge pages, as pclndump perf does, has it there).
+ * For a buffer written all
  * over soon after it is made, such as a walk's pclnrt_stepcache entries
  * (the runtime allocates nothing: its caller gives them), a profile
  * reader's chunks or an output buffer.  A huge page costs one page fault
@@ -96,8 +99,8 @@ const char *pcln_strerror(int code);
  * region and its length in *LEN (for pcln_huge_free), or NULL (no
  * memory, or N is 0). */
 void *pcln_huge_alloc(size_t n, size_t *len);
-/* Unmap the region P (LEN bytes, as pcln_huge_alloc said); P NULL:
- * nothing. */
+/* Give back the region P (LEN bytes, as pcln_huge_alloc said): unmap
+ * it, or free it where it was calloc's; P NULL: nothing. */
 void pcln_huge_free(void *p, size_t len);
 
 /* --- varint / zig-zag encoding (decoding lives in the runtime) -------- */

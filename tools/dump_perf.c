@@ -2002,9 +2002,9 @@ enum {
 	OPT_NODEMANGLE
 };
 
-/* The command's state, zeroed: mapped, not calloc'ed (pcln_huge_alloc:
- * 213 KB, in small pages of its own), and no memset: its memos are
- * written all over, and only the pages written are made. */
+/* The command's state, zeroed (pcln_huge_alloc: 213 KB, calloc's: in
+ * malloc's heap in huge pages, dump_heap.c, or in small pages of its
+ * own, each made where it is first written). */
 static struct perf_cmd *
 cmd_new(void)
 {

@@ -792,9 +792,10 @@ fill_registry(pcln_aspace *as)
  * program: 406 misses with 8,192 entries, 410 with 4,096; the SQLite
  * shell: 1,696 and 1,818), and each page of the cache costs a fault
  * where it is first written (one 1.1 MB cache: 270 of a run's 1,290
- * faults; pcln_huge_alloc: one huge page from 2 MiB on, below that small
- * pages of its own, as many faults as pages written, which cost less
- * than a huge page's 2 MiB on the guests of 2026-12-06).  It starts at
+ * faults; pcln_huge_alloc: one huge page from 2 MiB on, below that
+ * calloc's, small pages of its own from glibc's 128 KiB on, as many
+ * faults as pages written, which cost less than a huge page's 2 MiB on
+ * the guests of 2026-12-06; or pclndump perf's heap in huge pages).  It starts at
  * 1,024 entries (136 KiB), not 4,096: the empty entries written at the
  * start were 128 faults of the short bench profile's 800, 1.3 ms on
  * the guest of 2026-12-07 afternoon (10 us a fault); a profile with
