@@ -524,28 +524,11 @@ pclni_perf_read_mode(const pcln_perf *p)
  * one chunk; and a walk ahead of the reader waits awake a while
  * (RA_SPIN) before it sleeps, the chunk being some 100 us away, where
  * the process may run on two CPUs or more (on one, the reader could
- * not run while the walk waits awake).
- *
- * How far ahead: while the walk starts (its first hundred samples, each
- * a walk made, its frames named and their text made for the first
- * time: 4 to 5 ms of the short bench profile on the guest of 2026-12-07
- * afternoon) it takes a chunk a millisecond, and the reader could read
- * thirty (7 ms for the profile's 54); then the walk goes at some 14 GB/s
- * where the reader copies at 7, and waits for it.  With 4 chunks ahead
- * the reader waited 3.2 to 4.1 ms at the start, and the walk 3.6 to 5.2
- * ms in all at the end; with 32 the reader does not wait, and the short
- * profile took 15.3 to 16.3 ms, not 20.1 to 20.6 (medians of 61 runs,
- * in turns; 16 ahead: 18 to 20.7, 24: 16 to 17), the SQLite one 20.5,
- * not 24.9, the long one the same (56 ms), at 37 MB of peak memory, not
- * 23.  Once the walk has caught up, the buffers it gave back are taken
- * again last first: the few the two threads pass between them stay in
- * the caches.  The pool has room for the chunks the ordered walk still
- * holds too (PERF_SPARES): a chunk malloc'ed beyond it would be 256
- * small pages. */
+ * not run while the walk waits awake). */
 
-#define RA_DEPTH	32
+#define RA_DEPTH	4
 #define RA_LOW		(RA_DEPTH / 2)
-#define RA_POOL		((size_t)(RA_DEPTH + 8) * FILE_CHUNK)
+#define RA_POOL		((size_t)8 << 20)
 /* (pauses of some 25 ns) */
 #define RA_SPIN		4096
 
