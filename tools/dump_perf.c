@@ -1958,10 +1958,24 @@ report(struct perf_cmd *c, int full)
 	fprintf(o, "  records: %" PRIu64 " MMAP/MMAP2, %" PRIu64 " COMM, %"
 	    PRIu64 " FORK, %" PRIu64 " EXIT, %" PRIu64 " of other types\n",
 	    s->mmaps, s->comms, s->forks, s->exits, s->unknown_type);
-	/* (not how much: that is where the break fell, from run to run) */
-	if (heap.len > 0)
-		fprintf(o, "  heap: advised for huge pages\n");
-	else
+	/* (not how much: that is where the break fell, from run to run;
+	 * how many arenas, where malloc_info says: one, the reader
+	 * thread's blocks in the advised heap too, dump_heap.c; and how
+	 * far the heap grew past the advice, where it did) */
+	if (heap.len > 0) {
+		int narena;
+		size_t past;
+
+		dump_heap_now(&heap, &narena, &past);
+		fprintf(o, "  heap: advised for huge pages");
+		if (narena >= 0)
+			fprintf(o, ", %d arena%s", narena, narena == 1 ? "" :
+			    "s");
+		if (past > 0)
+			fprintf(o, ", grew %zu KiB past the advice",
+			    (past + 1023) >> 10);
+		fprintf(o, "\n");
+	} else
 		fprintf(o, "  heap: not in huge pages: %s\n", heap.why);
 }
 

@@ -59,6 +59,7 @@ const char *dump_perf_cache_dir(struct perf_tables *pt);
 
 struct dump_heap {
 	void *fill;		/* the block that moved the heap's top */
+	uintptr_t start;	/* the advice's first byte */
 	size_t len;		/* bytes advised MADV_HUGEPAGE, or 0 */
 	const char *why;	/* LEN 0: why not */
 };
@@ -70,6 +71,9 @@ struct dump_heap {
  * where that cannot be done (another malloc: H->why says why). */
 void dump_heap_huge(struct dump_heap *h);
 void dump_heap_free(struct dump_heap *h);
+/* Now: the arenas malloc made in *NARENA (-1: not known) and the bytes
+ * by which the heap grew past the advice in *PAST (0: none). */
+void dump_heap_now(const struct dump_heap *h, int *narena, size_t *past);
 
 /* --- tracepoints' fields (dump_trace.c) ------------------------------ */
 
