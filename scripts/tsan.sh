@@ -57,7 +57,8 @@ echo "tsan.sh: check_perffile passed under ThreadSanitizer"
 # for both, each block's text written out in turn) on a profile recorded
 # here with perf record --call-graph dwarf: pclndump built whole under
 # ThreadSanitizer in _build-tsan/tree (configure, the tools only), run
-# with PCLN_PERF_THREADS=2; its text must be the one thread's.
+# with PCLN_PERF_THREADS=2; its text must be the one thread's; and with
+# the tables taken ahead by a second thread.
 if ! command -v perf >/dev/null 2>&1; then
 	echo "tsan.sh: no perf: pclndump perf's threads not checked" >&2
 	exit 1
@@ -105,6 +106,26 @@ done
 if ! cmp -s "$w/out1" "$w/out2" || ! grep -q ' samples: ' "$w/err2"; then
 	diff "$w/out1" "$w/out2" | head -n 10 >&2
 	echo "tsan.sh: pclndump perf's text in two threads differs" >&2
+	exit 1
+fi
+# One walk again, the tables now in the cache: a second thread takes
+# them while the walk starts (PCLN_PERF_AHEAD, tools/dump_perf_tables.c;
+# the walk waits for it, so that it does take them).
+if ! PCLN_PERF_THREADS=1 PCLN_PERF_AHEAD=wait $run \
+    _build-tsan/tree/tools/pclndump perf -i "$w/p.data" --stats \
+    >"$w/out3" 2>"$w/err3"; then
+	tail -n 40 "$w/err3" >&2
+	echo "tsan.sh: pclndump perf (tables taken ahead) failed under" \
+	    "ThreadSanitizer" >&2
+	exit 1
+fi
+if ! cmp -s "$w/out1" "$w/out3" ||
+    ! grep -q '^  tables taken ahead (a second thread): [1-9]' "$w/err3"
+then
+	diff "$w/out1" "$w/out3" | head -n 10 >&2
+	grep '^  tables' "$w/err3" >&2
+	echo "tsan.sh: pclndump perf's text with tables taken ahead" \
+	    "differs, or none were" >&2
 	exit 1
 fi
 echo "tsan.sh: pclndump perf passed in two threads under ThreadSanitizer" \

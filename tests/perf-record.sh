@@ -76,10 +76,12 @@ record() {	# OUT ARGS...: perf record OUT, or fail
 # tools (pclndump perf with $popts).
 popts=
 # --stats less the lines that differ from run to run of the same
-# profile: the walks remembered (each thread's) and the heap (checked
-# in compare; it may grow past its advice in one run and not another).
+# profile: the walks remembered (each thread's), the heap (checked in
+# compare; it may grow past its advice in one run and not another) and
+# the tables taken ahead (how many, the threads' race).
 counts() {
-	grep -v -e '^  walks from' -e '^  heap: ' "$1"
+	grep -v -e '^  walks from' -e '^  heap: ' -e '^  tables taken ahead' \
+	    "$1"
 }
 
 compare() {
@@ -167,6 +169,37 @@ compare() {
 	    cmp -s "$name.stats1" "$name.keptstats" ||
 		fail "$name: every walk remembered, the text differs: $(diff \
 		    "$name.walked" "$name.kept" | head -n 4)"
+	# The objects' tables taken ahead by a second thread (the walk
+	# waiting for it to have taken all it can: PCLN_PERF_AHEAD=wait)
+	# or all by the walk (=0): the same text and counts; and, where
+	# the header names the objects (not perf record -z's, nor a
+	# pipe's: their build-ids are records), some were taken ahead
+	# and asked for (the cache holds them all by now: the first run
+	# above made them).
+	ncase=$((ncase + 1))
+	PCLN_PERF_AHEAD=0 "$D" perf -i "$data" --stats $popts \
+	    >"$name.ahead0" 2>"$name.ahead0all" &&
+	    PCLN_PERF_AHEAD=wait "$D" perf -i "$data" --stats $popts \
+	    >"$name.aheadw" 2>"$name.aheadwall" &&
+	    counts "$name.ahead0all" >"$name.ahead0stats" &&
+	    counts "$name.aheadwall" >"$name.aheadwstats" &&
+	    cmp -s "$name.ahead0" "$name.aheadw" &&
+	    cmp -s "$name.ahead0stats" "$name.aheadwstats" ||
+		fail "$name: tables taken ahead, the text differs: $(diff \
+		    "$name.ahead0" "$name.aheadw" | head -n 4) $(diff \
+		    "$name.ahead0stats" "$name.aheadwstats" | head -n 4)"
+	ncase=$((ncase + 1))
+	re='^  tables taken ahead \(a second thread\): [1-9][0-9]*, '
+	re="$re[1-9][0-9]* of them asked for\$"
+	if "$D" perf -i "$data" --header | grep -q '^build-id [0-9a-f]* /'
+	then
+		! grep -q '^  tables taken ahead' "$name.ahead0all" &&
+		    grep -Eq "$re" "$name.aheadwall"
+	else
+		! grep -q '^  tables taken ahead' "$name.ahead0all" \
+		    "$name.aheadwall"
+	fi || fail "$name: tables taken ahead: $(grep -h '^  tables' \
+	    "$name.ahead0all" "$name.aheadwall")"
 	ncase=$((ncase + 1))
 	nsamp=$(sed -n 's/.* records, \([0-9]*\) samples: .*/\1/p' \
 	    "$name.stats1all")

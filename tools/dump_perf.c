@@ -1941,6 +1941,15 @@ report(struct perf_cmd *c, int full)
 	    "build-id, %zu build-id mismatches)\n", nobj, ntab,
 	    c->tables.nsection, c->tables.ngo, c->tables.nimported,
 	    c->tables.ncached, c->tables.nbyid, c->tables.nmismatch);
+	if (c->tables.ahead != NULL) {
+		size_t taken, ahead;
+
+		/* (how many the thread took before the walk asked for them
+		 * is the two threads' race: the tests leave it out) */
+		dump_perf_tables_ahead_count(&c->tables, &taken, &ahead);
+		fprintf(o, "  tables taken ahead (a second thread): %zu, %zu "
+		    "of them asked for\n", ahead, taken);
+	}
 	/* By path: the order the objects were first asked for is the
 	 * threads' (two of them) as much as the profile's. */
 	{
@@ -2734,6 +2743,13 @@ dump_perf(int argc, char **argv)
 	c->tables.dirs = dirs;
 	c->tables.ndirs = ndirs;
 	c->tables.no_inline = c->no_inline;
+	/* (the objects' tables, taken while the walk starts:
+	 * dump_perf_tables.c) */
+	if (dump_perf_tables_ahead(&c->tables, c->p) < 0) {
+		dump_error("perf: out of memory");
+		rc = DUMP_EXIT_IO;
+		goto out;
+	}
 	if ((c->space = pcln_perf_space_new(dump_perf_table, &c->tables,
 	    &err)) == NULL) {
 		dump_error("perf: out of memory");

@@ -34,6 +34,8 @@ struct perf_table_ent {
 	uint64_t frames;		/* user frames seen in the object */
 };
 
+struct perf_ahead;
+
 struct perf_tables {
 	struct perf_table_ent **ents;
 	size_t nents, cap;
@@ -43,11 +45,29 @@ struct perf_tables {
 	size_t nsection, ngo, nimported, ncached, nbyid, nmismatch;
 	void *cache;			/* a pcln_cache (lib/find) */
 	int cache_tried;
+	unsigned find_flags;		/* lib/find's (PCLN_TABLE_CACHED) */
+	int quiet;			/* no warning (the cache) */
+	struct perf_ahead *ahead;	/* tables taken ahead, or NULL */
 };
 
-/* pcln_perf_table_fn; ARG is a struct perf_tables. */
+/* pcln_perf_table_fn; ARG is a struct perf_tables.  An object's table
+ * taken ahead (dump_perf_tables_ahead) is handed out from there, as it
+ * would have been made here. */
 int dump_perf_table(void *arg, const pcln_perf_object *obj,
     pcln_perf_table *t);
+/* Take ahead, in a second thread, the tables of the objects P's
+ * BUILD_ID feature names (those of its samples) that are at hand
+ * without an import (a .pcln section, a Go table, the cache's), while
+ * the walk starts: 1 if it started, 0 if not (one CPU, nothing to
+ * take, PCLN_PERF_AHEAD=0), -1: out of memory.  Before the walk, after
+ * PT's options are set; the cache's directory is opened here first
+ * (dump_perf_cache_dir). */
+int dump_perf_tables_ahead(struct perf_tables *pt, const pcln_perf *p);
+/* Tables taken ahead that the walk took, of those taken ahead (for
+ * --stats). */
+void dump_perf_tables_ahead_count(const struct perf_tables *pt,
+    size_t *taken, size_t *ahead);
+/* Stops the thread taking tables ahead, if any, and frees it all. */
 void dump_perf_tables_free(struct perf_tables *pt);
 /* The table cache's directory (lib/find, opened once with pclndump's
  * --cache and --cache-limit), where other things pclndump perf keeps

@@ -663,6 +663,12 @@ pcln_table_for_file(pcln_cache *cache, const char *path,
 			goto verify;
 		}
 	}
+	if (flags & PCLN_TABLE_CACHED) {
+		pcln_cached_release(&old);
+		return pclni_seterr(err, PCLN_ENOTFOUND, -1, "%s: %s", path,
+		    cache == NULL ? "no cache (or no build-id) to take its "
+		    "table from" : "its table is not in the cache");
+	}
 	if ((d = pcln_debuginfo_open(path, opts, err)) == NULL) {
 		pcln_cached_release(&old);
 		return -1;
@@ -787,6 +793,12 @@ pcln_table_for_build_id(pcln_cache *cache, const uint8_t *id, size_t len,
 	if (cache != NULL && !(flags & PCLN_DWARF_NO_INLINE)) {
 		if ((rc = pcln_cache_lookup(cache, id, len, 0, out, err)) != 0)
 			return rc < 0 ? -1 : 0;
+	}
+	if (flags & PCLN_TABLE_CACHED) {
+		char hex[2 * PCLN_BUILDID_MAX + 1];
+
+		return pclni_seterr(err, PCLN_ENOTFOUND, -1, "build-id %s: "
+		    "no table in the cache", pcln_build_id_hex(id, len, hex));
 	}
 	if (!find_object(id, len, o, path, why, sizeof why))
 		return pclni_seterr(err, PCLN_ENOTFOUND, -1, "%s", why);

@@ -236,6 +236,13 @@ long pcln_cache_evict(pcln_cache *c, uint64_t limit, const char *keep,
 /* Import flags for the two calls below (pcln_dwarf.h's PCLN_DWARF_*
  * apply too; only tables with the inline tree are cached). */
 #define PCLN_TABLE_VERIFY	0x100	/* pcln_verify the table whole */
+/* Only a table the cache holds (with DWARF; or without, its search's
+ * stamp still the same): nothing searched, imported or stored, and
+ * PCLN_ENOTFOUND where there is none (without a cache, or for a file
+ * without a build-id, always).  For a second thread that takes the
+ * tables a walk will want while it starts (pclndump perf): the cache's
+ * reads are the only thing it shares. */
+#define PCLN_TABLE_CACHED	0x200
 
 /* The table for the ELF file PATH, as the file comment says.  CACHE may
  * be NULL (no cache: import every time, store nothing).  OPTS: the

@@ -278,6 +278,59 @@ START_TEST(test_build_id)
 }
 END_TEST
 
+/* PCLN_TABLE_CACHED: what the cache holds, and nothing made. */
+START_TEST(test_cached_only)
+{
+	pcln_cache *c = open_cache("e", 0), *c2 = open_cache("f", 0);
+	char hex[2 * PCLN_BUILDID_MAX + 1], want[PATH_MAX + 200];
+	pcln_find_opts o = { NULL, PCLN_FIND_NO_DEFAULT |
+	    PCLN_FIND_NO_DEBUGINFOD };
+	pcln_cached e, e2;
+	pcln_err err;
+	struct stat st;
+
+	snprintf(want, sizeof want, "%s/%s.%s.pcln", pcln_cache_dir(c),
+	    pcln_build_id_hex(id, idlen, hex), pcln_cache_maker(c));
+	/* Not in the cache: not found, and not imported nor stored. */
+	ck_assert_int_eq(pcln_table_for_file(c, self, NULL,
+	    PCLN_TABLE_CACHED, &e, &err), -1);
+	ck_assert_int_eq(err.code, PCLN_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err.msg, "not in the cache"));
+	ck_assert_ptr_null(e.blob);
+	ck_assert_int_ne(stat(want, &st), 0);
+	ck_assert_int_eq(pcln_table_for_build_id(c, id, idlen, &o,
+	    PCLN_TABLE_CACHED, &e, &err), -1);
+	ck_assert_int_eq(err.code, PCLN_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err.msg, hex));
+	/* No cache at all: the same. */
+	ck_assert_int_eq(pcln_table_for_file(NULL, self, NULL,
+	    PCLN_TABLE_CACHED, &e, &err), -1);
+	ck_assert_int_eq(err.code, PCLN_ENOTFOUND);
+	/* Made once: then both calls take it from the cache. */
+	ck_assert_int_eq(pcln_table_for_file(c, self, NULL, 0, &e, &err), 0);
+	ck_assert_int_eq(e.hit, 0);
+	ck_assert_int_eq(stat(want, &st), 0);
+	ck_assert_int_eq(pcln_table_for_file(c, self, NULL, PCLN_TABLE_CACHED,
+	    &e2, &err), 0);
+	ck_assert_int_eq(e2.hit, 1);
+	ck_assert_uint_eq(e2.len, e.len);
+	ck_assert_mem_eq(e2.blob, e.blob, e.len);
+	pcln_cached_release(&e2);
+	ck_assert_int_eq(pcln_table_for_build_id(c, id, idlen, &o,
+	    PCLN_TABLE_CACHED, &e2, &err), 0);
+	ck_assert_int_eq(e2.hit, 1);
+	ck_assert_mem_eq(e2.blob, e.blob, e.len);
+	pcln_cached_release(&e2);
+	/* Another cache, empty: still not found there. */
+	ck_assert_int_eq(pcln_table_for_file(c2, self, NULL,
+	    PCLN_TABLE_CACHED, &e2, &err), -1);
+	ck_assert_int_eq(err.code, PCLN_ENOTFOUND);
+	pcln_cached_release(&e);
+	pcln_cache_close(c2);
+	pcln_cache_close(c);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -292,6 +345,7 @@ main(void)
 	tcase_add_test(tc, test_store_lookup_evict);
 	tcase_add_test(tc, test_stale_temporaries);
 	tcase_add_test(tc, test_build_id);
+	tcase_add_test(tc, test_cached_only);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
