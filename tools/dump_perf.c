@@ -2743,13 +2743,6 @@ dump_perf(int argc, char **argv)
 	c->tables.dirs = dirs;
 	c->tables.ndirs = ndirs;
 	c->tables.no_inline = c->no_inline;
-	/* (the objects' tables, taken while the walk starts:
-	 * dump_perf_tables.c) */
-	if (dump_perf_tables_ahead(&c->tables, c->p) < 0) {
-		dump_error("perf: out of memory");
-		rc = DUMP_EXIT_IO;
-		goto out;
-	}
 	if ((c->space = pcln_perf_space_new(dump_perf_table, &c->tables,
 	    &err)) == NULL) {
 		dump_error("perf: out of memory");
@@ -2780,6 +2773,14 @@ dump_perf(int argc, char **argv)
 	memset(&w, 0, sizeof w);
 	if (two_threads(c, infd) && (rc = start_two(c, infd, &two)) != 0)
 		goto out;
+	/* The objects' tables, taken by a third thread while the walk
+	 * starts (dump_perf_tables.c); after the read probe (two_threads),
+	 * which it would disturb. */
+	if (dump_perf_tables_ahead(&c->tables, c->p) < 0) {
+		dump_error("perf: out of memory");
+		rc = DUMP_EXIT_IO;
+		goto out;
+	}
 	rc = walk_records(c, &w, &err, &r);
 	if (two.c2 != NULL) {
 		/* The other thread's blocks, its counts. */
