@@ -2634,7 +2634,7 @@ dump_perf(int argc, char **argv)
 	int infd = -1;		/* the input file; else BUF, a pipe's */
 	size_t len = 0;
 	pcln_err err;
-	int opt, rc = 0, r, rc2, damaged = 0;
+	int opt, rc = 0, r, rc2, damaged = 0, two_ok;
 	static struct two two;	/* (zero: one thread) */
 	struct stats w;
 
@@ -2771,16 +2771,18 @@ dump_perf(int argc, char **argv)
 		goto out;
 	}
 	memset(&w, 0, sizeof w);
-	if (two_threads(c, infd) && (rc = start_two(c, infd, &two)) != 0)
-		goto out;
-	/* The objects' tables, taken by a third thread while the walk
-	 * starts (dump_perf_tables.c); after the read probe (two_threads),
-	 * which it would disturb. */
+	two_ok = two_threads(c, infd);
+	/* The objects' tables, taken by another thread while the walk
+	 * starts (dump_perf_tables.c): after the read probe (two_threads),
+	 * which it would disturb, before the second walk, which may ask
+	 * for them. */
 	if (dump_perf_tables_ahead(&c->tables, c->p) < 0) {
 		dump_error("perf: out of memory");
 		rc = DUMP_EXIT_IO;
 		goto out;
 	}
+	if (two_ok && (rc = start_two(c, infd, &two)) != 0)
+		goto out;
 	rc = walk_records(c, &w, &err, &r);
 	if (two.c2 != NULL) {
 		/* The other thread's blocks, its counts. */
