@@ -203,7 +203,12 @@ typedef struct pcln_perf pcln_perf;
 /* pcln_perf_open_fd only: a second thread reads the chunks of records
  * ahead of the walk (four at most), so that the kernel's copy of them,
  * a third of what a --call-graph dwarf sample costs the walk, is done
- * on another core; and it decompresses perf record -z's COMPRESSED
+ * on another core.  Where they are copied (not in the mapping) and the
+ * file holds no perf record -z stream, it copies the data section in
+ * pieces at fixed places (a chunk's size and 64 KiB more each), and the
+ * walk, where the next is not there yet, copies one itself rather than
+ * wait: two threads copy the page cache faster than one.  And it
+ * decompresses perf record -z's COMPRESSED
  * records (32 at most ahead of the walk), which cost the walk more
  * than the rest of its work (117 M of 166 M instructions on a profile
  * of 8,000 samples).  It is started at the first record and joined by
@@ -255,8 +260,10 @@ pcln_perf *pcln_perf_open(const uint8_t *buf, size_t len, unsigned flags,
  * PCLN_EINVAL: not a regular file; and pcln_perf_open's). */
 pcln_perf *pcln_perf_open_fd(int fd, unsigned flags, pcln_err *err);
 void pcln_perf_close(pcln_perf *p);
-/* The bytes pcln_perf_open_fd's handle read with pread so far (0 for
- * pcln_perf_open's). */
+/* The bytes pcln_perf_open_fd's handle read so far, with pread or in
+ * the mapping (0 for pcln_perf_open's); the reader thread's pieces
+ * (PCLN_PERF_READAHEAD) count whole, the 64 KiB each shares with the
+ * next too. */
 uint64_t pcln_perf_bytes_read(const pcln_perf *p);
 
 const pcln_perf_info *pcln_perf_get_info(const pcln_perf *p);

@@ -77,6 +77,9 @@ read_full(int fd, uint8_t *b, size_t n, uint64_t off, size_t *got)
 struct fill {
 	uint8_t *data;
 	size_t cap, len, got;
+	size_t skip;			/* the buffer's bytes before DATA (a
+					 * piece's: DATA less SKIP is the
+					 * buffer, CAP bytes) */
 	uint64_t file_off, next_off, ns;
 	int r, damaged, mapped, nomap;
 	pcln_err err;
@@ -275,6 +278,59 @@ frame_fast(const pcln_perf *p, const uint8_t *r, uint64_t avail,
 	return 1;
 }
 
+/* Frame the records of B (GOT bytes of the file from F->file_off, the
+ * start of a record) into *F: whole records that start before LIM (GOT
+ * for a chunk read on its own); the first that does not fit starts the
+ * next chunk.  Returns 1 where it framed a record or more, else 0 (the
+ * first did not frame here: F says why, as a chunk read at F->file_off
+ * says it). */
+static int
+frame_chunk(const pcln_perf *p, const uint8_t *b, size_t got, size_t lim,
+    struct fill *f)
+{
+	uint64_t off = f->file_off, step = 0;
+	size_t o;
+	int r = 1;
+
+	/* Whole records; the one that does not fit starts the next
+	 * chunk. */
+	for (o = 0; o < got && o < lim; o += step) {
+		if ((r = frame_fast(p, b + o, got - o, &step)) == 0 &&
+		    ((r = pclni_perf_frame(p, b + o, off + o, got - o, &step,
+		    &f->err)) <= 0 || step > got - o))
+			break;
+		/* Each record's header is a miss in a mapped chunk (a
+		 * sample is 8 KiB long), and the next one's place is known
+		 * only from it: ask for the one 16 ahead, guessing the
+		 * records there are as long as this one (4 ahead, the
+		 * framing was 14 % of the long bench profile's time, most
+		 * of it waiting for headers; 16: 2 to 4 % less time, 32 no
+		 * less than 16). */
+		if (f->mapped && step < (got - o) / 17)
+			__builtin_prefetch(b + o + 16 * step);
+	}
+	if (o == 0 && r <= 0) {
+		f->r = -1;
+		if (r == 0)	/* (GOT is all the data left, or more than a
+				 * record's 64 KiB) */
+			pclni_seterr(&f->err, PCLN_EMATH, (int64_t)off,
+			    "perf.data: record at offset 0x%llx: framed "
+			    "from %zu bytes", (unsigned long long)off, got);
+	} else if (o == 0) {
+		/* A record longer than a chunk with its payload (an
+		 * AUXTRACE's trace data), which is never read: its SIZE
+		 * bytes (at most 64 KiB, fewer than a chunk reads, and the
+		 * data section holds them) are its chunk. */
+		f->len = perf_u16(p, b + 6);
+		f->next_off = off + step;
+	} else {
+		f->len = o;
+		f->next_off = off + o;
+		f->damaged = r < 0;	/* after this chunk's records */
+	}
+	return o > 0;
+}
+
 /* Read the records at OFF into B (CAP >= P->chunk_size bytes), or take
  * them in the file's mapping where B is NULL, and frame them into *F.
  * Reads only what the open fixed (P->info, P->big, P->fd, P->map,
@@ -283,9 +339,9 @@ static void
 fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
     struct fill *f)
 {
-	uint64_t end = p->info.data_end, step = 0, t0;
-	size_t want, got = 0, o;
-	int r = 1, rr;
+	uint64_t end = p->info.data_end, t0;
+	size_t want, got = 0;
+	int rr;
 
 	memset(f, 0, sizeof *f);
 	f->file_off = off;
@@ -326,42 +382,7 @@ fill(const pcln_perf *p, uint64_t off, uint8_t *b, size_t cap,
 	}
 	f->data = b;
 	f->got = got;
-	/* Whole records; the one that does not fit starts the next
-	 * chunk. */
-	for (o = 0; o < got; o += step) {
-		if ((r = frame_fast(p, b + o, got - o, &step)) == 0 &&
-		    ((r = pclni_perf_frame(p, b + o, off + o, got - o, &step,
-		    &f->err)) <= 0 || step > got - o))
-			break;
-		/* Each record's header is a miss in a mapped chunk (a
-		 * sample is 8 KiB long), and the next one's place is known
-		 * only from it: ask for the one 16 ahead, guessing the
-		 * records there are as long as this one (4 ahead, the
-		 * framing was 14 % of the long bench profile's time, most
-		 * of it waiting for headers; 16: 2 to 4 % less time, 32 no
-		 * less than 16). */
-		if (f->mapped && step < (got - o) / 17)
-			__builtin_prefetch(b + o + 16 * step);
-	}
-	if (o == 0 && r <= 0) {
-		f->r = -1;
-		if (r == 0)	/* (GOT is all the data left, or more than a
-				 * record's 64 KiB) */
-			pclni_seterr(&f->err, PCLN_EMATH, (int64_t)off,
-			    "perf.data: record at offset 0x%llx: framed "
-			    "from %zu bytes", (unsigned long long)off, got);
-	} else if (o == 0) {
-		/* A record longer than a chunk with its payload (an
-		 * AUXTRACE's trace data), which is never read: its SIZE
-		 * bytes (at most 64 KiB, fewer than a chunk reads, and the
-		 * data section holds them) are its chunk. */
-		f->len = perf_u16(p, b + 6);
-		f->next_off = off + step;
-	} else {
-		f->len = o;
-		f->next_off = off + o;
-		f->damaged = r < 0;	/* after this chunk's records */
-	}
+	(void)frame_chunk(p, b, got, got, f);
 	if (f->mapped && f->r == 0 && !f->damaged && f->next_off < end)
 		populate_ahead(p, f->next_off, end - f->next_off <
 		    p->chunk_size ? (size_t)(end - f->next_off) :
@@ -557,6 +578,22 @@ cpu_relax(void)
  * faster.) */
 #define ZQ_DEPTH	32
 
+/* A piece of the data section (PIECES, below): WANT bytes from START
+ * copied into BUF (CAP bytes), GOT of them read; R -1: the read failed
+ * (EN its errno).  STATE (atomic): PIECE_EMPTY, PIECE_BUSY (claimed, being
+ * copied), PIECE_DONE. */
+#define PIECE_EMPTY	0
+#define PIECE_BUSY	1
+#define PIECE_DONE	2
+
+struct ra_piece {
+	uint8_t *buf;
+	size_t cap, want, got;
+	uint64_t start;
+	int r, en;
+	int state;
+};
+
 struct perf_ra {
 	pthread_t thread;
 	int started, joined;
@@ -583,6 +620,16 @@ struct perf_ra {
 	struct perf_zunit zq[ZQ_DEPTH];
 	size_t zhead, zcount;
 	struct perf_zs zs;
+	/* PIECES (copied, no perf record -z stream): the data section from
+	 * BASE copied in pieces at fixed places, by the reader and by the
+	 * walk where it would wait (below).  Under MU: CLAIMED, the pieces
+	 * handed out to copy; TAKEN, those the walk took; PWAIT, the walk
+	 * sleeps for one.  Piece N is in SLOT[N % RA_DEPTH]. */
+	int pieces;
+	uint64_t base, claimed, taken;
+	uint64_t bywalk;		/* pieces the walk copied */
+	int pwait;
+	struct ra_piece slot[RA_DEPTH];
 };
 
 struct freebuf {
@@ -646,19 +693,40 @@ ra_give(void *arg, uint8_t *b, size_t cap)
 	pthread_mutex_unlock(&ra->mu);
 }
 
+/* The end of the last COMPRESSED record of the chunk F (whole records,
+ * framed by fill), or 0. */
+static size_t
+zrecords_end(const pcln_perf *p, const struct fill *f)
+{
+	uint64_t step;
+	size_t o, end = 0;
+
+	for (o = 0; o < f->len; o += (size_t)step) {
+		if (pclni_perf_frame(p, f->data + o, f->file_off + o,
+		    f->len - o, &step, NULL) <= 0)
+			break;
+		if (perf_u32(p, f->data + o) == PCLN_PERF_RECORD_COMPRESSED)
+			end = o + (size_t)step;
+	}
+	return end;
+}
+
 /* Decompress the COMPRESSED records of the chunk F (whole records,
- * framed by fill) into the queue, waiting while it is full.  0, or -1:
+ * framed by fill) before ZEND into the queue, waiting while it is
+ * full.  0, or -1:
  * the close stopped it, or a record could not be decompressed (its unit
  * says why; the stream cannot go on). */
 static int
-ra_unpack(pcln_perf *p, const struct fill *f)
+ra_unpack(pcln_perf *p, const struct fill *f, size_t zend)
 {
 	struct perf_ra *ra = p->ra;
 	struct perf_zunit u;
 	uint64_t step;
 	size_t o;
 
-	for (o = 0; o < f->len; o += (size_t)step) {
+	/* (up to ZEND only: once the walk has the last unit it may go past
+	 * the chunk's last records and free it) */
+	for (o = 0; o < zend; o += (size_t)step) {
 		const uint8_t *q = f->data + o;
 
 		if (pclni_perf_frame(p, q, f->file_off + o, f->len - o,
@@ -693,17 +761,227 @@ ra_unpack(pcln_perf *p, const struct fill *f)
 /* A buffer for the reader's next chunk: a free one, a piece of the
  * pool or malloc's. */
 static uint8_t *
-ra_buf(pcln_perf *p, size_t *cap)
+ra_buf_n(pcln_perf *p, size_t want, size_t *cap)
 {
 	struct perf_ra *ra = p->ra;
 	uint8_t *b;
 
 	pthread_mutex_lock(&ra->mu);
-	b = ra_take(ra, p->chunk_size, cap);
+	b = ra_take(ra, want, cap);
 	pthread_mutex_unlock(&ra->mu);
-	if (b == NULL && (b = malloc(p->chunk_size)) != NULL)
-		*cap = p->chunk_size;
+	if (b == NULL && (b = malloc(want)) != NULL)
+		*cap = want;
 	return b;
+}
+
+static uint8_t *
+ra_buf(pcln_perf *p, size_t *cap)
+{
+	return ra_buf_n(p, p->chunk_size, cap);
+}
+
+/* --- the data section in pieces (PIECES) ---------------------------------
+ *
+ * On the guest of 2026-12-07 the reader thread's copy bounded the walk:
+ * on bench/perf.sh's long profile (527 MB) the kernel's copy was 38 %
+ * of pclndump perf's samples and the walk waited for it in 24 %
+ * (ra_wait), 75 ms in all; and two threads copy the page cache faster
+ * than one there (a scratch program preading the long profile in MiBs,
+ * every other one each: 32 to 44 ms against 47 to 78; the short one 5.2
+ * to 6.8 against 6.5 to 10.6).  But a chunk starts where the records of
+ * the one before ended, known only once that one was framed.  So where
+ * the chunks are copied, the data section is copied in pieces at fixed
+ * places instead: piece N holds the chunk size's bytes from BASE + N
+ * times it, and PIECE_OVER more, for the last of its records (one is at
+ * most 64 KiB long); the walk frames a piece when it takes it, from
+ * where the one before ended (always in its first chunk-size bytes) to
+ * the last record that starts in them.  The reader copies the pieces in
+ * turn, up to RA_DEPTH ahead of the walk, and the walk, where the piece
+ * it needs is not there yet, copies the next one not handed out itself
+ * instead of waiting.  Where a chunk does not end in the next piece's
+ * first bytes (an AUXTRACE record's payload skipped, a record that does
+ * not frame, a file that shrank), the walk reads that chunk itself as
+ * before (next_fill), which also says what is wrong as before. */
+#define PIECE_OVER	((size_t)64 << 10)
+
+/* Under MU: hand out the next piece to copy, its number in *N; 0 where
+ * there is none (RA_DEPTH ahead of the walk, or past the data). */
+static int
+piece_claim(pcln_perf *p, uint64_t *n)
+{
+	struct perf_ra *ra = p->ra;
+	uint64_t k = ra->claimed;
+
+	if (k >= ra->taken + RA_DEPTH || ra->base + k * p->chunk_size >=
+	    p->info.data_end)
+		return 0;
+	__atomic_store_n(&ra->slot[k % RA_DEPTH].state, PIECE_BUSY,
+	    __ATOMIC_RELAXED);
+	ra->claimed = k + 1;
+	*n = k;
+	return 1;
+}
+
+/* Copy piece N (claimed) into a buffer, and say so. */
+static void
+piece_copy(pcln_perf *p, uint64_t n)
+{
+	struct perf_ra *ra = p->ra;
+	struct ra_piece *s = &ra->slot[n % RA_DEPTH];
+	uint64_t end = p->info.data_end;
+	size_t size = p->chunk_size + PIECE_OVER, cap = 0, got = 0;
+
+	s->start = ra->base + n * p->chunk_size;
+	s->want = end - s->start < size ? (size_t)(end - s->start) : size;
+	s->r = 0;
+	s->en = 0;
+	if ((s->buf = ra_buf_n(p, size, &cap)) == NULL) {
+		s->r = -1;
+		s->en = ENOMEM;
+	} else if (read_full(p->fd, s->buf, s->want, s->start, &got) < 0) {
+		s->r = -1;
+		s->en = errno;
+	}
+	s->cap = cap;
+	s->got = got;
+	__atomic_store_n(&s->state, PIECE_DONE, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&ra->mu);
+	if (ra->pwait)
+		pthread_cond_broadcast(&ra->cv);
+	pthread_mutex_unlock(&ra->mu);
+}
+
+/* The reader's part: the pieces in turn, while the walk has fewer than
+ * RA_DEPTH ahead; with all of them, it sleeps until the walk took half
+ * (RA_LOW), as with chunks. */
+static void
+ra_pieces(pcln_perf *p)
+{
+	struct perf_ra *ra = p->ra;
+	uint64_t n;
+	int got;
+
+	for (;;) {
+		got = 0;
+		pthread_mutex_lock(&ra->mu);
+		while (!ra->stop && !(got = piece_claim(p, &n)) &&
+		    ra->base + ra->claimed * p->chunk_size <
+		    p->info.data_end) {
+			ra->rwait = 1;
+			while (!ra->stop && ra->claimed - ra->taken > RA_LOW)
+				pthread_cond_wait(&ra->cv, &ra->mu);
+			ra->rwait = 0;
+		}
+		pthread_mutex_unlock(&ra->mu);
+		if (ra->stop || !got)
+			return;
+		piece_copy(p, n);
+	}
+}
+
+/* Give piece S's buffer back, and take the next. */
+static void
+piece_taken(pcln_perf *p, struct ra_piece *s, int keep)
+{
+	struct perf_ra *ra = p->ra;
+
+	if (!keep && s->buf != NULL)
+		ra_give(ra, s->buf, s->cap);
+	s->buf = NULL;
+	__atomic_store_n(&s->state, PIECE_EMPTY, __ATOMIC_RELAXED);
+	pthread_mutex_lock(&ra->mu);
+	ra->taken++;
+	if (ra->rwait && ra->claimed - ra->taken <= RA_LOW)
+		pthread_cond_broadcast(&ra->cv);
+	pthread_mutex_unlock(&ra->mu);
+}
+
+/* Wait for piece S of the walk's: copying the next ones not handed out
+ * meanwhile, then awake a while, then asleep. */
+static void
+piece_wait(pcln_perf *p, struct ra_piece *s)
+{
+	struct perf_ra *ra = p->ra;
+	uint64_t n;
+	unsigned i;
+	int got;
+
+	while (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != PIECE_DONE) {
+		pthread_mutex_lock(&ra->mu);
+		got = piece_claim(p, &n);
+		pthread_mutex_unlock(&ra->mu);
+		if (!got)
+			break;
+		piece_copy(p, n);
+		ra->bywalk++;
+	}
+	for (i = 0; i < ra->spin && __atomic_load_n(&s->state,
+	    __ATOMIC_ACQUIRE) != PIECE_DONE; i++)
+		cpu_relax();
+	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == PIECE_DONE)
+		return;
+	pthread_mutex_lock(&ra->mu);
+	ra->pwait = 1;
+	while (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != PIECE_DONE)
+		pthread_cond_wait(&ra->cv, &ra->mu);
+	ra->pwait = 0;
+	pthread_mutex_unlock(&ra->mu);
+}
+
+static uint8_t *walk_buf(pcln_perf *p, size_t *cap);
+
+/* The walk's next chunk, at P->scanpos, from its piece into *F. */
+static void
+pieces_next(pcln_perf *p, struct fill *f)
+{
+	struct perf_ra *ra = p->ra;
+	uint64_t off = p->scanpos, k, pend;
+	struct ra_piece *s;
+	size_t skip;
+
+	k = (off - ra->base) / p->chunk_size;
+	/* Pieces before it (an AUXTRACE's payload, never read): those
+	 * handed out are waited for and given back, the others are not
+	 * copied. */
+	while (off >= ra->base && ra->taken < k) {
+		pthread_mutex_lock(&ra->mu);
+		if (ra->claimed == ra->taken) {
+			ra->claimed = ra->taken = k;
+			pthread_mutex_unlock(&ra->mu);
+			break;
+		}
+		pthread_mutex_unlock(&ra->mu);
+		s = &ra->slot[ra->taken % RA_DEPTH];
+		piece_wait(p, s);
+		piece_taken(p, s, 0);
+	}
+	if (off < ra->base || k != ra->taken) {
+		/* (in a piece taken: a chunk that ended early) */
+		next_fill(p, off, walk_buf, f);
+		return;
+	}
+	s = &ra->slot[k % RA_DEPTH];
+	piece_wait(p, s);
+	memset(f, 0, sizeof *f);
+	skip = (size_t)(off - s->start);
+	pend = s->start + p->chunk_size < p->info.data_end ? s->start +
+	    p->chunk_size : p->info.data_end;
+	f->file_off = off;
+	if (s->r == 0 && s->got > skip) {
+		f->data = s->buf + skip;
+		f->cap = s->cap;
+		f->skip = skip;
+		f->got = s->got;
+		if (frame_chunk(p, f->data, s->got - skip, (size_t)(pend -
+		    off), f)) {
+			piece_taken(p, s, 1);
+			return;
+		}
+	}
+	/* (the first record does not frame in the piece: read as a chunk
+	 * of its own, which says why) */
+	piece_taken(p, s, 0);
+	next_fill(p, off, walk_buf, f);
 }
 
 static void *
@@ -713,8 +991,13 @@ ra_main(void *arg)
 	struct perf_ra *ra = p->ra;
 	uint64_t pos = p->scanpos;
 	struct fill f;
+	size_t zend;
 	int last = 0;
 
+	if (ra->pieces) {
+		ra_pieces(p);
+		last = 1;
+	}
 	while (!last) {
 		pthread_mutex_lock(&ra->mu);
 		if (ra->count == RA_DEPTH) {
@@ -731,6 +1014,9 @@ ra_main(void *arg)
 		next_fill(p, pos, ra_buf, &f);
 		last = f.r < 0 || f.damaged || f.next_off >= p->info.data_end;
 		pos = f.next_off;
+		/* (where its COMPRESSED records end, found before the walk
+		 * has it) */
+		zend = ra->zon && f.r == 0 ? zrecords_end(p, &f) : 0;
 		pthread_mutex_lock(&ra->mu);
 		ra->q[(ra->head + ra->count) % RA_DEPTH] = f;
 		__atomic_store_n(&ra->count, ra->count + 1, __ATOMIC_RELEASE);
@@ -739,7 +1025,7 @@ ra_main(void *arg)
 		/* (the walk frees the chunk only once the scan went past
 		 * its records, each COMPRESSED one waiting for its unit:
 		 * it is there while this reads it) */
-		if (ra->zon && f.r == 0 && ra_unpack(p, &f) < 0)
+		if (zend > 0 && ra_unpack(p, &f, zend) < 0)
 			last = 1;
 	}
 	pthread_mutex_lock(&ra->mu);
@@ -758,7 +1044,16 @@ ra_start(pcln_perf *p)
 	cpu_set_t cpus;
 
 	ra->pool = pcln_huge_alloc(RA_POOL, &ra->poollen);
-	ra->zon = pcln_perf_zstd();
+	/* (where the header does not say perf record -z's stream is there,
+	 * a COMPRESSED record met after all is the walk's to decompress) */
+	ra->zon = pcln_perf_zstd() &&
+	    (p->info.features[PCLN_PERF_FEAT_COMPRESSED / 64] >>
+	    PCLN_PERF_FEAT_COMPRESSED % 64 & 1);
+	if (read_mode(p) == PCLNI_PERF_READ_COPY && !ra->zon) {
+		ra->pieces = 1;
+		ra->zon = 0;
+		ra->base = p->scanpos;
+	}
 	ra->spin = sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
 	    CPU_COUNT(&cpus) > 1 ? RA_SPIN : 0;
 	if (pthread_create(&ra->thread, NULL, ra_main, p) != 0)
@@ -809,6 +1104,9 @@ pclni_perf_ra_close(pcln_perf *p)
 	    RA_DEPTH)
 		if (ra->q[ra->head].r == 0)
 			ra_free_buf(ra, ra->q[ra->head].data);
+	for (; ra->pieces && ra->taken < ra->claimed; ra->taken++)
+		if (ra->slot[ra->taken % RA_DEPTH].buf != NULL)
+			ra_free_buf(ra, ra->slot[ra->taken % RA_DEPTH].buf);
 	/* (the units in ZQ are in ZS's segments) */
 	ra->zcount = 0;
 	pclni_perf_zs_free(&ra->zs);
@@ -859,6 +1157,10 @@ ra_next(pcln_perf *p, struct fill *f)
 
 	if (!ra->started && ra_start(p) < 0)
 		return -1;
+	if (ra->pieces) {
+		pieces_next(p, f);
+		return 0;
+	}
 	memset(f, 0, sizeof *f);
 	if (!ra_wait(p, &ra->count, "record at offset", &f->err)) {
 		/* (the reader ended after the chunk the walk read last:
@@ -987,7 +1289,7 @@ pclni_perf_file_chunk(pcln_perf *p, pcln_err *err)
 	}
 	if (f.r < 0) {
 		if (f.data != NULL && !f.mapped)
-			give_back(p, f.data, f.cap);
+			give_back(p, f.data - f.skip, f.cap);
 		if (err != NULL)
 			*err = f.err;
 		return -1;
@@ -1003,6 +1305,7 @@ pclni_perf_file_chunk(pcln_perf *p, pcln_err *err)
 	c->rabuf = 0;
 	c->zseg = NULL;
 	c->mapped = f.mapped;
+	c->skip = f.skip;
 	c->pending = 1;			/* the scan's */
 	if (f.damaged) {
 		p->fdamage = f.err;
@@ -1023,9 +1326,9 @@ pclni_perf_chunk_free(pcln_perf *p, struct perf_chunk *c)
 	else if (c->mapped)
 		drop_mapped(p, c);
 	else if (c->infile || c->rabuf)
-		give_back(p, c->data, c->cap);
+		give_back(p, c->data - c->skip, c->cap);
 	else
-		pclni_perf_buf_put(p, c->data, c->cap);
+		pclni_perf_buf_put(p, c->data - c->skip, c->cap);
 	c->data = NULL;
 }
 
@@ -1132,6 +1435,16 @@ unsigned
 pclni_perf_ra_spin(const pcln_perf *p)
 {
 	return p->ra != NULL ? p->ra->spin : 0;
+}
+
+uint64_t
+pclni_perf_ra_pieces(const pcln_perf *p, uint64_t *bywalk)
+{
+	const struct perf_ra *ra = p->ra;
+
+	if (bywalk != NULL)
+		*bywalk = ra != NULL ? ra->bywalk : 0;
+	return ra != NULL && ra->pieces ? ra->taken : 0;
 }
 
 uint64_t

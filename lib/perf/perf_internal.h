@@ -57,6 +57,10 @@ struct perf_chunk {
 					 * freed */
 	uint64_t next_off;		/* INFILE: the file offset after its
 					 * last record */
+	size_t skip;			/* the bytes of the buffer before
+					 * DATA (a piece of the reader's,
+					 * perf_file.c): the buffer is DATA
+					 * less SKIP, CAP bytes */
 };
 
 /* perf record -z's decompressor (perf_record.c).  The records are
@@ -253,6 +257,10 @@ uint64_t pclni_perf_ra_zunits(const pcln_perf *p);
  * sleeps (0 where the process may run on one CPU only; fixed when the
  * reader starts, at the first record).  (perf_file.c) */
 unsigned pclni_perf_ra_spin(const pcln_perf *p);
+/* The pieces of the data section the reader thread's walk took (0: it
+ * read in chunks, or had no reader), and of them, in *BYWALK (where not
+ * NULL), those the walk copied itself. */
+uint64_t pclni_perf_ra_pieces(const pcln_perf *p, uint64_t *bywalk);
 
 /* Free what perf record -z's records and the file's chunks took
  * (perf_record.c). */

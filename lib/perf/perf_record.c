@@ -793,8 +793,8 @@ pclni_perf_free_chunks(pcln_perf *p)
 		else if ((p->chunks[i].infile || p->chunks[i].rabuf) &&
 		    p->ra != NULL)
 			pclni_perf_chunk_free(p, &p->chunks[i]);
-		else
-			free(p->chunks[i].data);
+		else if (p->chunks[i].data != NULL)
+			free(p->chunks[i].data - p->chunks[i].skip);
 	pclni_perf_ra_close(p);
 	for (i = 0; i < PERF_SPARES; i++)
 		free(p->spare[i]);
@@ -1122,6 +1122,7 @@ open_chunk(pcln_perf *p, uint64_t off, const uint8_t *r, uint16_t size,
 	c->rabuf = rabuf;
 	c->mapped = 0;
 	c->next_off = 0;
+	c->skip = 0;
 	*id = p->chunk0 + p->nchunks - 1;
 	return 0;
 }
