@@ -10,7 +10,8 @@
  * (bench/mapfloor.c times both).  On a later guest it was the other way
  * round: the page cache's large folios mapped with huge entries, 1.7 ms
  * to map and populate a profile of 411 MB against 38 ms to copy it.  So
- * the data section is read here in chunks of whole records, copied or,
+ * the data section is read here in chunks of whole records, copied
+ * (by the reader thread, in pieces at fixed places: below) or,
  * with PCLN_PERF_MAPREAD, in the mapping where the first chunks showed
  * that faster (below), which the walk frees (into its spare buffers, or
  * the mapping's entries dropped) once their records went out, as it
