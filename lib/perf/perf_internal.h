@@ -64,15 +64,17 @@ struct perf_chunk {
 };
 
 /* perf record -z's decompressor (perf_record.c).  The records are
- * decompressed straight into segments (zstd's buffer-less API, in
- * zstd.h's ZSTD_STATIC_LINKING_ONLY part, which libzstd.so exports; its
- * compressing half is deprecated in later zstd, this half is not: no
- * window of zstd's own, no copy out of it), one after the other in a
- * segment until it is nearly full, then in another whose units all
- * went back, or a new one: zstd's matches reach into the one before
- * only, which holds at least a window.  The units handed out (whole
- * records) count in their segment's REFS, which the walk releases
- * (pclni_perf_zseg_release, from either thread). */
+ * decompressed by zstd's streaming decompressor, which keeps the
+ * window in a buffer of its own and copies out of it, into segments,
+ * one after the other in a segment until it is nearly full, then in
+ * another whose units all went back, or a new one.  (Straight into the
+ * segments, with zstd's buffer-less API, the segments held the window
+ * and zstd's matches reached into them: on the guest of 2026-12-07 the
+ * -z bench profile took 21.8 ms against 20.5 this way, medians of 31 in
+ * turns; its 55.7 MB decompressed in 13 ms into one flat buffer, in 7.3
+ * to 7.7 ms copied out into one of 1 to 4 MiB.)  The units handed out
+ * (whole records) count in their segment's REFS, which the walk
+ * releases (pclni_perf_zseg_release, from either thread). */
 struct perf_zseg {
 	struct perf_zseg *next;		/* the decompressor's, all */
 	uint8_t *buf;
@@ -80,24 +82,22 @@ struct perf_zseg {
 	unsigned refs;			/* (atomic) */
 };
 
-/* DCTX the zstd context (NULL before one); STAGE[0..NSTAGE) the start
- * of what zstd asks for next (a frame header, a block) that the last
- * COMPRESSED record cut, CAPSTAGE bytes; HDR the frame header so far
- * (NHDR bytes), WINDOW and BLOCKMAX the frame's; SEGS every segment,
- * CUR the one written, at WPOS, its decompressed bytes from BASE (what
- * the matches may reach: BASE is what was carried over), RPOS the
- * start of a record the last COMPRESSED record cut (NTAIL = WPOS - RPOS
- * after each); HINT the most a record decompressed to.  One per reader
- * of the stream: the walk's, or the reader thread's (perf_file.c). */
+/* DCTX the zstd context (NULL before one); INHDR: a frame's header
+ * comes next (or has begun), HDR its bytes so far (NHDR), looked at for
+ * its window before zstd reads them; BLOCKMAX the most a block
+ * decompresses to; SEGS every segment, CUR the one written, at WPOS,
+ * RPOS the start of a record the last COMPRESSED record cut (NTAIL =
+ * WPOS - RPOS after each); HINT the most a record decompressed to.  One
+ * per reader of the stream: the walk's, or the reader thread's
+ * (perf_file.c). */
 struct perf_zs {
 	void *dctx;
-	uint8_t *stage;
-	size_t nstage, capstage;
+	int inhdr;
 	uint8_t hdr[32];
 	size_t nhdr;
-	size_t window, blockmax;
+	size_t blockmax;
 	struct perf_zseg *segs, *cur;
-	size_t wpos, base, rpos;
+	size_t wpos, rpos;
 	size_t ntail;
 	size_t hint;
 	uint64_t nswitch;		/* (for tests) the moves to another

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #ifdef HAVE_LIBZSTD
-#define ZSTD_STATIC_LINKING_ONLY 1	/* the buffer-less API */
+#define ZSTD_STATIC_LINKING_ONLY 1	/* ZSTD_getFrameHeader */
 #include <zstd.h>
 #include <zstd_errors.h>
 #endif
@@ -807,16 +807,15 @@ pclni_perf_zs_free(struct perf_zs *z)
 {
 	struct perf_zseg *s, *next;
 
-	free(z->stage);
-	z->stage = NULL;
-	z->nstage = z->capstage = 0;
 	for (s = z->segs; s != NULL; s = next) {
 		next = s->next;
 		pcln_huge_free(s->buf, s->maplen);
 		free(s);
 	}
 	z->segs = z->cur = NULL;
-	z->wpos = z->base = z->rpos = z->ntail = 0;
+	z->wpos = z->rpos = z->ntail = 0;
+	z->inhdr = 0;
+	z->nhdr = 0;
 #ifdef HAVE_LIBZSTD
 	ZSTD_freeDCtx(z->dctx);
 #endif
@@ -880,24 +879,23 @@ zfail(struct perf_zunit *u, int code, uint64_t off, const char *what)
 
 /* The largest window taken (zstd's own default limit for its streaming
  * decompression): beyond, the file is taken for damaged. */
-#define ZWINDOW_MAX	((size_t)128 << 20)
+#define ZWINDOW_LOG	27
+#define ZWINDOW_MAX	((size_t)1 << ZWINDOW_LOG)
 
 /* Move the writing to another segment: one whose units all went back
- * (not the current one: zstd's matches reach into it), or a new one,
- * with room for the bytes carried over (the records begun and not yet
- * handed out, which move with it: a unit is contiguous), a window, two
- * blocks and the largest record so far (twice the carried bytes: a
- * record that grows past segment after segment is copied a bounded
- * number of times).  0, or -1: no memory. */
+ * (not the current one), or a new one, with room for the bytes carried
+ * over (the records begun and not yet handed out, which move with it: a
+ * unit is contiguous), two blocks and the largest record so far (twice
+ * the carried bytes: a record that grows past segment after segment is
+ * copied a bounded number of times).  0, or -1: no memory. */
 static int
 zswitch(struct perf_zs *z)
 {
 	struct perf_zseg *s;
 	size_t carry = z->cur != NULL ? z->wpos - z->rpos : 0;
-	size_t need = 2 * carry + z->window + 2 * z->blockmax + z->hint;
+	size_t need = 2 * carry + 2 * z->blockmax + z->hint;
 
-	/* (in 64 KiB; a window of 0, a frame's that says it is empty,
-	 * still gets one) */
+	/* (in 64 KiB) */
 	need = need < 0x10000 ? 0x10000 : (need + 0xffff) & ~(size_t)0xffff;
 	for (s = z->segs; s != NULL; s = s->next)
 		if (s != z->cur && s->cap >= need &&
@@ -918,8 +916,51 @@ zswitch(struct perf_zs *z)
 		memcpy(s->buf, z->cur->buf + z->rpos, carry);
 	z->cur = s;
 	z->rpos = 0;
-	z->base = z->wpos = carry;
+	z->wpos = carry;
 	z->nswitch++;
+	return 0;
+}
+
+/* At a frame's start (NHDR counting its header's bytes so far), the
+ * header's bytes from IN (N, from I) kept in Z->hdr until it is whole,
+ * then its window checked: 0, or -1 and U (damage: a window larger than
+ * ZWINDOW_MAX, or a header zstd cannot read).  Its bytes are zstd's
+ * too: only looked at here. */
+static int
+zheader(const pcln_perf *p, struct perf_zs *z, uint64_t off,
+    const uint8_t *in, size_t n, size_t i, uint16_t size,
+    struct perf_zunit *u)
+{
+	ZSTD_frameHeader fh;
+	size_t take, hr;
+	char why[160];
+
+	(void)p;
+	take = sizeof z->hdr - z->nhdr < n - i ? sizeof z->hdr - z->nhdr :
+	    n - i;
+	memcpy(z->hdr + z->nhdr, in + i, take);
+	z->nhdr += take;
+	hr = ZSTD_getFrameHeader(&fh, z->hdr, z->nhdr);
+	if (hr != 0 && !ZSTD_isError(hr) && z->nhdr < sizeof z->hdr)
+		return 0;	/* (the rest in the next record) */
+	z->inhdr = 0;
+	z->nhdr = 0;
+	if (hr != 0) {
+		snprintf(why, sizeof why, "zstd: %s (a frame header, at byte "
+		    "%zu of its %u)", ZSTD_isError(hr) ?
+		    ZSTD_getErrorName(hr) : "header cut", i + 8,
+		    (unsigned)size);
+		return zfail(u, PCLN_EHEADER, off, why);
+	}
+	if (fh.frameType == ZSTD_frame && fh.windowSize > ZWINDOW_MAX) {
+		snprintf(why, sizeof why, "zstd: %s (a window of %llu bytes, "
+		    "at byte %zu of its %u; expected at most %zu)",
+		    ZSTD_getErrorString(
+		    ZSTD_error_frameParameter_windowTooLarge),
+		    (unsigned long long)fh.windowSize, i + 8, (unsigned)size,
+		    ZWINDOW_MAX);
+		return zfail(u, PCLN_EHEADER, off, why);
+	}
 	return 0;
 }
 
@@ -927,126 +968,61 @@ int
 pclni_perf_zunpack(const pcln_perf *p, struct perf_zs *z, uint64_t off,
     const uint8_t *r, uint16_t size, struct perf_zunit *u)
 {
-	const uint8_t *in = r + 8, *src;
-	size_t n = (size_t)size - 8, i = 0, need, take, got, made = 0, o, hr;
-	ZSTD_nextInputType_e type;
-	ZSTD_frameHeader fh;
+	const uint8_t *in = r + 8;
+	size_t n = (size_t)size - 8, made = 0, o, ret;
+	ZSTD_inBuffer zin;
+	ZSTD_outBuffer zout;
 	char why[160];
 
 	memset(u, 0, sizeof *u);
-	if (z->dctx == NULL && ((z->dctx = ZSTD_createDCtx()) == NULL ||
-	    ZSTD_isError(ZSTD_decompressBegin(z->dctx))))
-		return zfail(u, PCLN_ENOMEM, off, NULL);
-	/* A record (perf's) begins where another ended: room for the
-	 * largest so far, in a segment that holds a window behind. */
-	if (z->cur != NULL && z->cur->cap - z->wpos < z->hint + z->blockmax &&
-	    z->wpos - z->base >= z->window) {
-		if (zswitch(z) < 0)
+	if (z->dctx == NULL) {
+		if ((z->dctx = ZSTD_createDCtx()) == NULL ||
+		    ZSTD_isError(ZSTD_DCtx_setParameter(z->dctx,
+		    ZSTD_d_windowLogMax, ZWINDOW_LOG)))
 			return zfail(u, PCLN_ENOMEM, off, NULL);
+		z->inhdr = 1;
+		z->nhdr = 0;
+		z->blockmax = ZSTD_BLOCKSIZE_MAX;
 	}
-	/* What zstd asks for next, whole (the bytes of this record, or
-	 * those the one before cut and these), one piece at a time. */
+	/* A record (perf's) begins where another ended: room for the
+	 * largest so far. */
+	if (z->cur != NULL && z->cur->cap - z->wpos < z->hint + z->blockmax &&
+	    zswitch(z) < 0)
+		return zfail(u, PCLN_ENOMEM, off, NULL);
+	zin.src = in;
+	zin.size = n;
+	zin.pos = 0;
 	for (;;) {
-		if ((need = ZSTD_nextSrcSizeToDecompress(z->dctx)) == 0) {
-			/* (a frame's end: the next is another) */
-			if (ZSTD_isError(ZSTD_decompressBegin(z->dctx)))
-				return zfail(u, PCLN_ENOMEM, off, NULL);
-			z->nhdr = 0;
-			need = ZSTD_nextSrcSizeToDecompress(z->dctx);
-		}
-		if (i == n && z->nstage == 0)
-			break;
-		if (need > ZSTD_BLOCKSIZE_MAX + 64) {
-			/* (a skippable frame's content: perf writes none) */
-			snprintf(why, sizeof why, "zstd: a skippable frame of "
-			    "%zu bytes (at byte %zu of its %u), expected at "
-			    "most %u", need, i + 8, (unsigned)size,
-			    (unsigned)ZSTD_BLOCKSIZE_MAX);
-			return zfail(u, PCLN_EHEADER, off, why);
-		}
-		if (z->nstage > 0 || n - i < need) {
-			if (z->capstage < need) {
-				uint8_t *ns = realloc(z->stage,
-				    ZSTD_BLOCKSIZE_MAX + 64);
-
-				if (ns == NULL)
-					return zfail(u, PCLN_ENOMEM, off,
-					    NULL);
-				z->stage = ns;
-				z->capstage = ZSTD_BLOCKSIZE_MAX + 64;
-			}
-			take = need - z->nstage < n - i ? need - z->nstage :
-			    n - i;
-			memcpy(z->stage + z->nstage, in + i, take);
-			z->nstage += take;
-			i += take;
-			if (z->nstage < need)
-				break;	/* (the rest in the next record) */
-			src = z->stage;
-		} else {
-			src = in + i;
-			i += need;
-		}
-		type = ZSTD_nextInputType(z->dctx);
-		if (type == ZSTDnit_frameHeader) {
-			if (z->nhdr + need > sizeof z->hdr)
-				z->nhdr = 0;	/* (zstd says why, below) */
-			else {
-				memcpy(z->hdr + z->nhdr, src, need);
-				z->nhdr += need;
-			}
-		} else if ((type == ZSTDnit_block ||
-		    type == ZSTDnit_lastBlock) &&
-		    (z->cur == NULL || z->cur->cap - z->wpos < z->blockmax)) {
-			if (zswitch(z) < 0)
-				return zfail(u, PCLN_ENOMEM, off, NULL);
-		}
-		got = ZSTD_decompressContinue(z->dctx, z->cur != NULL ?
-		    z->cur->buf + z->wpos : NULL, z->cur != NULL ?
-		    z->cur->cap - z->wpos : 0, src, need);
-		z->nstage = 0;
-		if (ZSTD_isError(got)) {
+		if (z->inhdr && zin.pos < n && zheader(p, z, off, in, n,
+		    zin.pos, size, u) < 0)
+			return -1;
+		if ((z->cur == NULL || z->cur->cap - z->wpos < z->blockmax) &&
+		    zswitch(z) < 0)
+			return zfail(u, PCLN_ENOMEM, off, NULL);
+		zout.dst = z->cur->buf + z->wpos;
+		zout.size = z->cur->cap - z->wpos;
+		zout.pos = 0;
+		ret = ZSTD_decompressStream(z->dctx, &zout, &zin);
+		if (ZSTD_isError(ret)) {
 			snprintf(why, sizeof why, "zstd: %s (at byte %zu of "
-			    "its %u)", ZSTD_getErrorName(got), i + 8,
+			    "its %u)", ZSTD_getErrorName(ret), zin.pos + 8,
 			    (unsigned)size);
 			return zfail(u, PCLN_EHEADER, off, why);
 		}
-		z->wpos += got;
-		made += got;
-		if (type == ZSTDnit_frameHeader &&
-		    ZSTD_nextInputType(z->dctx) == ZSTDnit_blockHeader) {
-			/* A frame's header, whole: its window; what went
-			 * before is no longer reached. */
-			if ((hr = ZSTD_getFrameHeader(&fh, z->hdr,
-			    z->nhdr)) != 0) {
-				snprintf(why, sizeof why, "zstd: %s (a frame "
-				    "header, at byte %zu of its %u)",
-				    ZSTD_isError(hr) ? ZSTD_getErrorName(hr) :
-				    "header cut", i + 8, (unsigned)size);
-				return zfail(u, PCLN_EHEADER, off, why);
-			}
-			if (fh.windowSize > ZWINDOW_MAX) {
-				snprintf(why, sizeof why, "zstd: %s (a window "
-				    "of %llu bytes, at byte %zu of its %u; "
-				    "expected at most %zu)",
-				    ZSTD_getErrorString(
-				    ZSTD_error_frameParameter_windowTooLarge),
-				    (unsigned long long)fh.windowSize, i + 8,
-				    (unsigned)size, ZWINDOW_MAX);
-				return zfail(u, PCLN_EHEADER, off, why);
-			}
-			z->nhdr = 0;
-			z->window = (size_t)fh.windowSize;
-			z->blockmax = fh.blockSizeMax;
-			z->base = z->wpos;
-			if ((z->cur == NULL || z->cur->cap - z->wpos <
-			    z->window + 2 * z->blockmax + z->hint) &&
-			    zswitch(z) < 0)
-				return zfail(u, PCLN_ENOMEM, off, NULL);
-		}
+		z->wpos += zout.pos;
+		made += zout.pos;
 		if (z->wpos - z->rpos > CHUNK_MAX)
 			return zfail(u, PCLN_EHEADER, off,
 			    "decompresses to more than 256 MiB");
+		if (ret == 0) {
+			/* (a frame's end: what follows is another's
+			 * header) */
+			z->inhdr = 1;
+			z->nhdr = 0;
+		}
+		/* (all of it in, and zstd had room for all it made) */
+		if (zin.pos == n && zout.pos < zout.size)
+			break;
 	}
 	if (z->cur == NULL)
 		return 0;		/* (nothing out yet) */
