@@ -468,6 +468,10 @@ START_TEST(test_same)
 		ck_assert_uint_ge(read, len - 256 - (300 << 10));
 		n = compare(file, len, chunks[i], PCLN_PERF_READAHEAD, &read);
 		ck_assert_uint_eq(n, 212);
+		/* And with the two threads kept on CPUs of their own. */
+		n = compare(file, len, chunks[i], PCLN_PERF_ORDERED |
+		    PCLN_PERF_READAHEAD | PCLN_PERF_PIN, &read);
+		ck_assert_uint_eq(n, 212);
 	}
 	free(file);
 }
@@ -528,6 +532,88 @@ START_TEST(test_spin_cpus)
 		else
 			ck_assert_uint_eq(pclni_perf_ra_spin(q), 0);
 		pcln_perf_close(q);
+	}
+	ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
+	close(fd);
+	free(file);
+}
+END_TEST
+
+/* The thread's affinity now is exactly WANT. */
+static int
+affinity_is(pid_t tid, const cpu_set_t *want)
+{
+	cpu_set_t now;
+
+	return sched_getaffinity(tid, sizeof now, &now) == 0 &&
+	    CPU_EQUAL(&now, want);
+}
+
+/* PCLN_PERF_PIN: where the thread may run on two CPUs or more, the walk
+ * (this thread) is kept on the CPU it was on at its first record and
+ * the reader is on all the others, while the reader runs (it waits for
+ * the walk: the file is 1.3 MB in pieces of 64 KiB, four ahead); after
+ * the close this thread's own affinity is back.  Without the flag, or on one CPU, nothing is
+ * kept anywhere. */
+START_TEST(test_pin)
+{
+	uint64_t damaged;
+	size_t len;
+	uint8_t *file = make(&len, 0, &damaged);
+	int fd = memfile(file, len), pass, cpu, r, i;
+	cpu_set_t all, one, rest;
+	pcln_perf_event ev;
+	pcln_perf *q;
+	pcln_err err;
+	pid_t rtid;
+
+	ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
+	if (CPU_COUNT(&all) < 2)
+		fprintf(stderr, "check_perffile: test_pin: this process may "
+		    "run on one CPU only: the pinning itself is not tested, "
+		    "only that nothing is pinned\n");
+	for (pass = 0; pass < 3; pass++) {
+		if (pass == 2) {
+			CPU_ZERO(&one);
+			CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0,
+			    &one);
+			ck_assert_int_eq(sched_setaffinity(0, sizeof one,
+			    &one), 0);
+		}
+		q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED |
+		    PCLN_PERF_READAHEAD | (pass != 1 ? PCLN_PERF_PIN : 0),
+		    &err);
+		ck_assert_msg(q != NULL, "%s", err.msg);
+		pclni_perf_set_chunk(q, PCLNI_PERF_CHUNK_MIN);
+		ck_assert_int_eq(pcln_perf_next(q, &ev, &err), 1);
+		r = pclni_perf_ra_pin(q, &cpu, &rtid);
+		if (pass == 0 && CPU_COUNT(&all) > 1) {
+			ck_assert_int_eq(r, 1);
+			ck_assert_int_ge(cpu, 0);
+			ck_assert(CPU_ISSET(cpu, &all));
+			CPU_ZERO(&one);
+			CPU_SET(cpu, &one);
+			ck_assert(affinity_is(0, &one));
+			/* (the reader's id, once it ran: it is waiting for
+			 * the walk to take its pieces) */
+			for (i = 0; i < 5000 && rtid == 0; i++) {
+				usleep(1000);
+				(void)pclni_perf_ra_pin(q, &cpu, &rtid);
+			}
+			ck_assert_int_gt(rtid, 0);
+			rest = all;
+			CPU_CLR(cpu, &rest);
+			ck_assert(affinity_is(rtid, &rest));
+		} else {
+			ck_assert_int_eq(r, 0);
+			ck_assert_int_eq(cpu, -1);
+			ck_assert(affinity_is(0, pass == 2 ? &one : &all));
+		}
+		while ((r = pcln_perf_next(q, &ev, &err)) == 1)
+			;
+		ck_assert_int_eq(r, 0);
+		pcln_perf_close(q);
+		ck_assert(affinity_is(0, pass == 2 ? &one : &all));
 	}
 	ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
 	close(fd);
@@ -1040,6 +1126,7 @@ main(void)
 	tcase_add_test(tc, test_twin);
 	tcase_add_test(tc, test_probe_read);
 	tcase_add_test(te, test_spin_cpus);
+	tcase_add_test(te, test_pin);
 #ifdef HAVE_LIBZSTD
 	tcase_add_test(tc, test_zstd);
 	tcase_add_test(tc, test_zstd_segments);

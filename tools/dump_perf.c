@@ -2395,6 +2395,16 @@ two_threads(struct perf_cmd *c, int infd)
 	    CPU_COUNT(&cpus) > 1;
 }
 
+/* The reader thread and the walk kept on CPUs of their own
+ * (PCLN_PERF_PIN), but where PCLN_PERF_PIN=0 says not to. */
+static unsigned
+pin_flag(void)
+{
+	const char *v = getenv("PCLN_PERF_PIN");
+
+	return v != NULL && strcmp(v, "0") == 0 ? 0 : PCLN_PERF_PIN;
+}
+
 /* PCLN_PERF_REMEMBER=0: every walk made again, none taken from the walks
  * remembered; =all: every walk that can be remembered is, however few
  * come again (pcln_perf_space_memo; the tests compare the two). */
@@ -2725,9 +2735,8 @@ dump_perf(int argc, char **argv)
 	if (infd >= 0)
 		catch_sigbus(c->input);
 	if ((c->p = infd >= 0 ? pcln_perf_open_fd(infd, PCLN_PERF_ORDERED |
-	    PCLN_PERF_READAHEAD | PCLN_PERF_MAPREAD, &err) : pcln_perf_open(buf, len,
-	    PCLN_PERF_ORDERED, &err)) ==
-	    NULL) {
+	    PCLN_PERF_READAHEAD | PCLN_PERF_MAPREAD | pin_flag(), &err) :
+	    pcln_perf_open(buf, len, PCLN_PERF_ORDERED, &err)) == NULL) {
 		dump_error("%s: %s", c->input, err.msg);
 		rc = err.code == PCLN_ENOMEM ? DUMP_EXIT_IO :
 		    DUMP_EXIT_CORRUPT;

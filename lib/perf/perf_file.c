@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -631,6 +632,19 @@ struct perf_ra {
 	uint64_t bywalk;		/* pieces the walk copied */
 	int pwait;
 	struct ra_piece slot[RA_DEPTH];
+	/* PCLN_PERF_PIN (set at the open): PINNED, the walk's thread
+	 * (WALKER) is kept on PINCPU (-1: never was) and the reader on the
+	 * other CPUs (READMASK), the walk's own affinity in WALKMASK, given
+	 * back by ra_unpin; RTID the reader's thread id (atomic; 0 before
+	 * it runs). */
+	int pin, pinned, pincpu;
+	uint64_t pos0;			/* where the reader starts (the
+					 * walk's place when it started it:
+					 * the walk may be past it before the
+					 * reader runs) */
+	pthread_t walker;
+	cpu_set_t walkmask, readmask;
+	pid_t rtid;
 };
 
 struct freebuf {
@@ -990,11 +1004,13 @@ ra_main(void *arg)
 {
 	pcln_perf *p = arg;
 	struct perf_ra *ra = p->ra;
-	uint64_t pos = p->scanpos;
+	uint64_t pos = ra->pos0;
 	struct fill f;
 	size_t zend;
 	int last = 0;
 
+	__atomic_store_n(&ra->rtid, (pid_t)syscall(SYS_gettid),
+	    __ATOMIC_RELEASE);
 	if (ra->pieces) {
 		ra_pieces(p);
 		last = 1;
@@ -1038,11 +1054,70 @@ ra_main(void *arg)
 
 /* Start the reader (at the walk's first chunk, after a test's
  * pclni_perf_set_chunk).  0, or -1: the walk reads alone. */
+/* PCLN_PERF_PIN: on a guest of 2026-12-07 (two vCPUs, a kernel that
+ * packs threads onto few), the reader thread was started on the walk's
+ * CPU in two runs of three and stayed there, the two threads taking
+ * turns on one CPU while the other idled (perf sched timehist): the -z
+ * bench profile then took as long as its CPU time (22 to 26 ms), and 16
+ * to 18 where the two overlapped.  Kept off the walk's CPU, the reader
+ * alone was no better (the walk was moved onto its CPU); with the walk
+ * kept on its own too, 15.3 / 16.3 / 18.2 ms (p10, median, p90 of 21 in
+ * turns, against 17.4 / 21.6 / 24.7); the short and SQLite profiles
+ * some 0.5 ms less, the long one the same.  The walk's thread (the
+ * caller's) is kept on the CPU it is
+ * on, where the caller's affinity allows more than one, and the reader
+ * is started on the others (AT): 0, or -1 (nothing changed). */
+static int
+ra_pin(struct perf_ra *ra, const cpu_set_t *cpus, pthread_attr_t *at)
+{
+	cpu_set_t one;
+	int cpu = sched_getcpu();
+
+	if (cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, cpus) ||
+	    CPU_COUNT(cpus) < 2)
+		return -1;
+	ra->readmask = *cpus;
+	CPU_CLR(cpu, &ra->readmask);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	if (pthread_attr_setaffinity_np(at, sizeof ra->readmask,
+	    &ra->readmask) != 0 || sched_setaffinity(0, sizeof one,
+	    &one) != 0)
+		return -1;
+	ra->walkmask = *cpus;
+	ra->walker = pthread_self();
+	ra->pinned = 1;
+	ra->pincpu = cpu;
+	return 0;
+}
+
+/* The walk's thread given its own affinity back (by that thread only:
+ * at its first take after the reader ended, or at the close). */
+static void
+ra_unpin(struct perf_ra *ra)
+{
+	if (!ra->pinned || !pthread_equal(pthread_self(), ra->walker))
+		return;
+	(void)sched_setaffinity(0, sizeof ra->walkmask, &ra->walkmask);
+	ra->pinned = 0;
+}
+
+/* After a take of the walk's: once the reader ended, the walk is let
+ * go. */
+static inline void
+ra_took(struct perf_ra *ra)
+{
+	if (ra->pinned && __atomic_load_n(&ra->done, __ATOMIC_ACQUIRE))
+		ra_unpin(ra);
+}
+
 static int
 ra_start(pcln_perf *p)
 {
 	struct perf_ra *ra = p->ra;
 	cpu_set_t cpus;
+	pthread_attr_t at;
+	int r;
 
 	ra->pool = pcln_huge_alloc(RA_POOL, &ra->poollen);
 	/* (where the header does not say perf record -z's stream is there,
@@ -1057,6 +1132,19 @@ ra_start(pcln_perf *p)
 	}
 	ra->spin = sched_getaffinity(0, sizeof cpus, &cpus) == 0 &&
 	    CPU_COUNT(&cpus) > 1 ? RA_SPIN : 0;
+	ra->pos0 = p->scanpos;
+	ra->pincpu = -1;
+	if (ra->spin > 0 && ra->pin && pthread_attr_init(&at) == 0) {
+		r = ra_pin(ra, &cpus, &at) < 0 ? -1 :
+		    pthread_create(&ra->thread, &at, ra_main, p);
+		pthread_attr_destroy(&at);
+		if (r == 0) {
+			ra->started = 1;
+			return 0;
+		}
+		ra_unpin(ra);
+		ra->pincpu = -1;
+	}
 	if (pthread_create(&ra->thread, NULL, ra_main, p) != 0)
 		return -1;
 	ra->started = 1;
@@ -1089,6 +1177,7 @@ pclni_perf_ra_stop(pcln_perf *p)
 	pthread_mutex_unlock(&ra->mu);
 	pthread_join(ra->thread, NULL);
 	ra->joined = 1;
+	ra_unpin(ra);
 }
 
 void
@@ -1160,6 +1249,7 @@ ra_next(pcln_perf *p, struct fill *f)
 		return -1;
 	if (ra->pieces) {
 		pieces_next(p, f);
+		ra_took(ra);
 		return 0;
 	}
 	memset(f, 0, sizeof *f);
@@ -1175,6 +1265,7 @@ ra_next(pcln_perf *p, struct fill *f)
 	if (ra->rwait && ra->count <= RA_LOW)
 		pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
+	ra_took(ra);
 	return 0;
 }
 
@@ -1199,6 +1290,7 @@ pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u)
 	__atomic_store_n(&ra->zcount, ra->zcount - 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
+	ra_took(ra);
 	return 1;
 }
 
@@ -1388,6 +1480,8 @@ pcln_perf_open_fd(int fd, unsigned flags, pcln_err *err)
 		    sizeof *p->ra)) != NULL) {
 			pthread_mutex_init(&p->ra->mu, NULL);
 			pthread_cond_init(&p->ra->cv, NULL);
+			p->ra->pin = (flags & PCLN_PERF_PIN) != 0;
+			p->ra->pincpu = -1;
 		}
 	}
 	return p;
@@ -1430,6 +1524,17 @@ pcln_perf_open_twin(pcln_perf *first, unsigned flags, pcln_err *err)
 	}
 	first->has_twin = 1;
 	return p;
+}
+
+int
+pclni_perf_ra_pin(const pcln_perf *p, int *cpu, pid_t *rtid)
+{
+	const struct perf_ra *ra = p->ra;
+
+	*cpu = ra != NULL ? ra->pincpu : -1;
+	*rtid = ra != NULL ? __atomic_load_n(&ra->rtid, __ATOMIC_ACQUIRE) :
+	    0;
+	return ra != NULL && ra->pinned;
 }
 
 unsigned

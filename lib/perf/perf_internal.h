@@ -3,6 +3,7 @@
 #define PCLN_PERF_INTERNAL_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include <stdint.h>
 
 #include "internal.h"
@@ -261,6 +262,10 @@ unsigned pclni_perf_ra_spin(const pcln_perf *p);
  * read in chunks, or had no reader), and of them, in *BYWALK (where not
  * NULL), those the walk copied itself. */
 uint64_t pclni_perf_ra_pieces(const pcln_perf *p, uint64_t *bywalk);
+/* For tests (PCLN_PERF_PIN): 1 while the walk's thread is kept on the
+ * CPU *CPU (the one it was kept on, or -1 if never), 0 otherwise; *RTID
+ * the reader's thread id (0 before it ran). */
+int pclni_perf_ra_pin(const pcln_perf *p, int *cpu, pid_t *rtid);
 
 /* Free what perf record -z's records and the file's chunks took
  * (perf_record.c). */
