@@ -980,6 +980,10 @@ START_TEST(test_zstd)
 }
 END_TEST
 
+/* same_records' limits for the decompressors (pclni_perf_set_zlimits:
+ * 0 the defaults), and the most the reader had ahead there. */
+static size_t zsegmin, zqbytes, zmax;
+
 /* The records of Z (a -z file), walked with FLAGS, are those of PLAIN
  * (the same records as they are) walked alone, byte for byte, but for
  * the COMPRESSED records (and PLAIN's AUXTRACE, which -z leaves out).
@@ -998,6 +1002,7 @@ same_records(const uint8_t *plain, size_t nplain, const uint8_t *z,
 	ck_assert_msg(p != NULL, "%s", ea.msg);
 	q = pcln_perf_open_fd(fd, flags, &eb);
 	ck_assert_msg(q != NULL, "%s", eb.msg);
+	pclni_perf_set_zlimits(q, zsegmin, zqbytes);
 	for (;;) {
 		do
 			ra = pcln_perf_next(p, &a, &ea);
@@ -1016,19 +1021,22 @@ same_records(const uint8_t *plain, size_t nplain, const uint8_t *z,
 		ck_assert_mem_eq(a.raw, b.raw, a.size);
 		n++;
 	}
+	zmax = pclni_perf_ra_zmax(q);
 	pcln_perf_close(p);
 	pcln_perf_close(q);
 	close(fd);
 	return n;
 }
 
-/* The decompressor's segments (pclni_perf_zunpack): with the smallest
- * window it moves from one to another hundreds of times, records cut
+/* The decompressor's segments (pclni_perf_zunpack): in segments of 64
+ * KiB at least (1 MiB by default) it moves from one to another, records cut
  * at every place between them, the ordered walk holding the units of
  * two rounds out of order, and uses a few only (those given back are
  * taken again); a frame a round, with windows of 1 KiB and 1 MiB in
  * turn; every record the file's own, with the reader thread and by the
- * walk alone.  And a window larger than the reader takes is damage. */
+ * walk alone, the reader no further ahead than its bound (2 MiB, or 16
+ * KiB) and a unit.  And a window larger than the reader takes is
+ * damage. */
 START_TEST(test_zstd_segments)
 {
 	static const int hows[] = { Z_PERF, Z_SMALL, Z_FRAMES };
@@ -1043,22 +1051,37 @@ START_TEST(test_zstd_segments)
 	pcln_err err;
 	int fd, r;
 
-	for (i = 0; i < sizeof hows / sizeof hows[0]; i++) {
-		z = make_file(&nz, 0, &damaged, hows[i]);
+	for (i = 0; i < 2 * sizeof hows / sizeof hows[0]; i++) {
+		/* (each way with the default segments and lead, then with
+		 * segments of 64 KiB and 16 KiB of records ahead) */
+		size_t lim = i % 2 ? 16 << 10 : 0;
+
+		zsegmin = i % 2 ? 64 << 10 : 0;
+		zqbytes = lim;
+		z = make_file(&nz, 0, &damaged, hows[i / 2]);
 		for (f = 0; f < sizeof flags / sizeof flags[0]; f++) {
 			n = same_records(plain, nplain, z, nz, flags[f]);
 			ck_assert_uint_eq(n, 212 - 1);	/* (no AUXTRACE) */
+			/* The reader's lead: past its bound by one unit
+			 * (a round's records, 63 KiB at most) at most. */
+			if (flags[f] & PCLN_PERF_READAHEAD) {
+				ck_assert_uint_gt(zmax, 0);
+				ck_assert_uint_lt(zmax, (lim != 0 ? lim :
+				    (size_t)2 << 20) + (64 << 10));
+			} else
+				ck_assert_uint_eq(zmax, 0);
 		}
 		/* The walk's own decompressor, its segments. */
 		fd = memfile(z, nz);
 		q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED, &err);
 		ck_assert_ptr_nonnull(q);
+		pclni_perf_set_zlimits(q, zsegmin, zqbytes);
 		while ((r = pcln_perf_next(q, &ev, &err)) == 1)
 			continue;
 		ck_assert_int_eq(r, 0);
 		nsegs = pclni_perf_zsegs(q, &nswitch);
-		if (hows[i] == Z_SMALL) {
-			ck_assert_uint_gt(nswitch, 0);
+		if (hows[i / 2] == Z_SMALL && zsegmin != 0) {
+			ck_assert_uint_gt(nswitch, 1);
 			ck_assert_uint_le(nsegs, 8);
 		}
 		ck_assert_uint_ge(nsegs, 1);
@@ -1066,6 +1089,7 @@ START_TEST(test_zstd_segments)
 		close(fd);
 		free(z);
 	}
+	zsegmin = zqbytes = 0;
 	free(plain);
 	/* A window of 256 MiB: the first COMPRESSED record is damage. */
 	z = make_file(&nz, 0, &damaged, Z_HUGE);

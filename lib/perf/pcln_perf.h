@@ -209,7 +209,7 @@ typedef struct pcln_perf pcln_perf;
  * walk, where the next is not there yet, copies one itself rather than
  * wait: two threads copy the page cache faster than one.  And it
  * decompresses perf record -z's COMPRESSED
- * records (32 at most ahead of the walk), which cost the walk more
+ * records (32 at most, 2 MiB of records at most, ahead of the walk), which cost the walk more
  * than the rest of its work (117 M of 166 M instructions on a profile
  * of 8,000 samples).  It is started at the first record and joined by
  * pcln_perf_close; the handle is still used by one thread at a time.

@@ -579,6 +579,12 @@ cpu_relax(void)
  * (When units were copied out of zstd's window, 16 or 64 were no
  * faster.) */
 #define ZQ_DEPTH	32
+/* ... and no further than ZQ_BYTES of records ahead: each unit ahead is
+ * memory the walk has not freed yet, and a fresh page is dear on a
+ * guest whose host takes freed memory back (perf_record.c, ZSEG_MIN).
+ * With both threads on CPUs of their own (PCLN_PERF_PIN) as fast as 32
+ * units (some 6 MB) ahead. */
+#define ZQ_BYTES	((size_t)2 << 20)
 
 /* A piece of the data section (PIECES, below): WANT bytes from START
  * copied into BUF (CAP bytes), GOT of them read; R -1: the read failed
@@ -621,6 +627,9 @@ struct perf_ra {
 	uint64_t ztaken;		/* units the walk took */
 	struct perf_zunit zq[ZQ_DEPTH];
 	size_t zhead, zcount;
+	size_t zbytes;			/* the bytes of the units in ZQ */
+	size_t zqbytes;			/* the most ahead: ZQ_BYTES */
+	size_t zmax;			/* (for tests) the most ZBYTES was */
 	struct perf_zs zs;
 	/* PIECES (copied, no perf record -z stream): the data section from
 	 * BASE copied in pieces at fixed places, by the reader and by the
@@ -756,13 +765,17 @@ ra_unpack(pcln_perf *p, const struct fill *f, size_t zend)
 		memset(&u, 0, sizeof u);	/* (ZON is 0) */
 #endif
 		pthread_mutex_lock(&ra->mu);
-		while (!ra->stop && ra->zcount == ZQ_DEPTH)
+		while (!ra->stop && (ra->zcount == ZQ_DEPTH ||
+		    ra->zbytes >= ra->zqbytes))
 			pthread_cond_wait(&ra->cv, &ra->mu);
 		if (ra->stop) {
 			pthread_mutex_unlock(&ra->mu);
 			return -1;	/* (U's segment: freed with ZS) */
 		}
 		ra->zq[(ra->zhead + ra->zcount) % ZQ_DEPTH] = u;
+		ra->zbytes += u.len;
+		if (ra->zbytes > ra->zmax)
+			ra->zmax = ra->zbytes;
 		/* (atomic: the walk looks at it before it locks) */
 		__atomic_store_n(&ra->zcount, ra->zcount + 1, __ATOMIC_RELEASE);
 		pthread_cond_broadcast(&ra->cv);
@@ -1287,6 +1300,7 @@ pclni_perf_ra_zunit(pcln_perf *p, struct perf_zunit *u)
 	*u = ra->zq[ra->zhead];
 	ra->ztaken++;
 	ra->zhead = (ra->zhead + 1) % ZQ_DEPTH;
+	ra->zbytes -= u->len;
 	__atomic_store_n(&ra->zcount, ra->zcount - 1, __ATOMIC_RELEASE);
 	pthread_cond_broadcast(&ra->cv);
 	pthread_mutex_unlock(&ra->mu);
@@ -1481,6 +1495,7 @@ pcln_perf_open_fd(int fd, unsigned flags, pcln_err *err)
 			pthread_mutex_init(&p->ra->mu, NULL);
 			pthread_cond_init(&p->ra->cv, NULL);
 			p->ra->pin = (flags & PCLN_PERF_PIN) != 0;
+			p->ra->zqbytes = ZQ_BYTES;
 			p->ra->pincpu = -1;
 		}
 	}
@@ -1524,6 +1539,22 @@ pcln_perf_open_twin(pcln_perf *first, unsigned flags, pcln_err *err)
 	}
 	first->has_twin = 1;
 	return p;
+}
+
+void
+pclni_perf_set_zlimits(pcln_perf *p, size_t segmin, size_t zqbytes)
+{
+	p->z.segmin = segmin;
+	if (p->ra != NULL) {
+		p->ra->zs.segmin = segmin;
+		p->ra->zqbytes = zqbytes != 0 ? zqbytes : ZQ_BYTES;
+	}
+}
+
+size_t
+pclni_perf_ra_zmax(const pcln_perf *p)
+{
+	return p->ra != NULL ? p->ra->zmax : 0;
 }
 
 int

@@ -101,6 +101,8 @@ struct perf_zs {
 	size_t wpos, rpos;
 	size_t ntail;
 	size_t hint;
+	size_t segmin;			/* (for tests) the least a segment
+					 * is, 0: ZSEG_MIN */
 	uint64_t nswitch;		/* (for tests) the moves to another
 					 * segment */
 };
@@ -262,6 +264,11 @@ unsigned pclni_perf_ra_spin(const pcln_perf *p);
  * read in chunks, or had no reader), and of them, in *BYWALK (where not
  * NULL), those the walk copied itself. */
 uint64_t pclni_perf_ra_pieces(const pcln_perf *p, uint64_t *bywalk);
+/* For tests: the decompressors' segments SEGMIN bytes at least, and the
+ * reader's lead ZQBYTES of records at most (0: the defaults); and the
+ * most bytes of records the reader had ahead. */
+void pclni_perf_set_zlimits(pcln_perf *p, size_t segmin, size_t zqbytes);
+size_t pclni_perf_ra_zmax(const pcln_perf *p);
 /* For tests (PCLN_PERF_PIN): 1 while the walk's thread is kept on the
  * CPU *CPU (the one it was kept on, or -1 if never), 0 otherwise; *RTID
  * the reader's thread id (0 before it ran). */

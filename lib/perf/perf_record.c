@@ -888,15 +888,30 @@ zfail(struct perf_zunit *u, int code, uint64_t off, const char *what)
  * unit is contiguous), two blocks and the largest record so far (twice
  * the carried bytes: a record that grows past segment after segment is
  * copied a bounded number of times).  0, or -1: no memory. */
+/* A segment is ZSEG_MIN bytes at least (several of perf's records: some
+ * 180 KiB each on bench/perf.sh's -z profile), in malloc's heap (not
+ * zeroed: zstd writes every byte a unit holds) below ZSEG_HUGE, where
+ * they are used again once the walk gave their units back.  In
+ * segments of 64 KiB at least each held one or two records in 448 KiB;
+ * with the reader's lead bounded (ZQ_BYTES, perf_file.c) the -z
+ * profile's heap at the exit was 10 MB, not 16, the same time in runs
+ * one after another (17.6 against 17.7 ms, medians of 15) and less at
+ * the slow end right after a perf script run (p75 / p90 26.9 / 28.1
+ * against 34.9 / 36.1 ms, 11 runs): a fresh huge page, zeroed by the
+ * kernel, was a third of that run's samples. */
+#define ZSEG_MIN	((size_t)1 << 20)
+#define ZSEG_HUGE	((size_t)2 << 20)
+
 static int
 zswitch(struct perf_zs *z)
 {
 	struct perf_zseg *s;
 	size_t carry = z->cur != NULL ? z->wpos - z->rpos : 0;
-	size_t need = 2 * carry + 2 * z->blockmax + z->hint;
+	size_t need = 2 * carry + 2 * z->blockmax + z->hint, min;
 
 	/* (in 64 KiB) */
-	need = need < 0x10000 ? 0x10000 : (need + 0xffff) & ~(size_t)0xffff;
+	min = z->segmin != 0 ? z->segmin : ZSEG_MIN;
+	need = need < min ? min : (need + 0xffff) & ~(size_t)0xffff;
 	for (s = z->segs; s != NULL; s = s->next)
 		if (s != z->cur && s->cap >= need &&
 		    __atomic_load_n(&s->refs, __ATOMIC_ACQUIRE) == 0)
@@ -904,7 +919,12 @@ zswitch(struct perf_zs *z)
 	if (s == NULL) {
 		if ((s = calloc(1, sizeof *s)) == NULL)
 			return -1;
-		if ((s->buf = pcln_huge_alloc(need, &s->maplen)) == NULL) {
+		if (need < ZSEG_HUGE) {
+			s->buf = malloc(need);
+			s->maplen = need;
+		} else
+			s->buf = pcln_huge_alloc(need, &s->maplen);
+		if (s->buf == NULL) {
 			free(s);
 			return -1;
 		}
