@@ -566,6 +566,7 @@ START_TEST(test_pin)
 	pcln_perf *q;
 	pcln_err err;
 	pid_t rtid;
+	pcln_perf_reader rs;
 
 	ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
 	if (CPU_COUNT(&all) < 2)
@@ -612,10 +613,27 @@ START_TEST(test_pin)
 		while ((r = pcln_perf_next(q, &ev, &err)) == 1)
 			;
 		ck_assert_int_eq(r, 0);
+		/* What the reader did, as pcln_perf_reader_stats says: the
+		 * pieces the walk took (the 1.3 MB in 64 KiB), some of
+		 * them perhaps copied by the walk, and the CPU kept. */
+		ck_assert_int_eq(pcln_perf_reader_stats(q, &rs), 1);
+		ck_assert_uint_ge(rs.pieces, len / (64 << 10) - 1);
+		ck_assert_uint_le(rs.pieces_by_walk, rs.pieces);
+		ck_assert_uint_eq(rs.units, 0);
+		ck_assert_int_eq(rs.pinned_cpu, pass == 0 &&
+		    CPU_COUNT(&all) > 1 ? cpu : -1);
 		pcln_perf_close(q);
 		ck_assert(affinity_is(0, pass == 2 ? &one : &all));
 	}
 	ck_assert_int_eq(sched_setaffinity(0, sizeof all, &all), 0);
+	/* No reader thread: nothing to say. */
+	q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED | PCLN_PERF_PIN, &err);
+	ck_assert_msg(q != NULL, "%s", err.msg);
+	ck_assert_int_eq(pcln_perf_next(q, &ev, &err), 1);
+	ck_assert_int_eq(pcln_perf_reader_stats(q, &rs), 0);
+	ck_assert_int_eq(rs.pinned_cpu, -1);
+	ck_assert(affinity_is(0, &all));
+	pcln_perf_close(q);
 	close(fd);
 	free(file);
 }
@@ -957,6 +975,13 @@ START_TEST(test_zstd)
 	ck_assert_uint_eq(pcln_perf_decompressed(q), 210 - 30 + 1);
 	ck_assert_uint_gt(at, 20);
 	ck_assert_uint_eq(pclni_perf_ra_zunits(q), at);
+	{
+		pcln_perf_reader rs;
+
+		ck_assert_int_eq(pcln_perf_reader_stats(q, &rs), 1);
+		ck_assert_uint_eq(rs.units, at);
+		ck_assert_uint_eq(rs.pieces, 0);
+	}
 	pcln_perf_close(q);
 	close(fd);
 	/* 400 bytes of the stream made 0xff, in the middle of the data:

@@ -81,7 +81,7 @@ popts=
 # the tables taken ahead (how many, the threads' race).
 counts() {
 	grep -v -e '^  walks from' -e '^  heap: ' -e '^  tables taken ahead' \
-	    "$1"
+	    -e '^  reader thread: ' "$1"
 }
 
 compare() {
@@ -227,6 +227,32 @@ compare() {
 # pcln's name for the entry at the same place (and says how many).
 record c.data --call-graph dwarf ./cprog 600 >/dev/null &&
 	compare c-dwarf c.data 99
+# The one walk of a profile in a file has the reader thread beside it
+# (--stats says so) and, where the process may run on two CPUs or more,
+# the walk is kept on its CPU and the reader on the others
+# (PCLN_PERF_PIN); PCLN_PERF_PIN=0 leaves them to the scheduler, with
+# the same text.
+ncase=$((ncase + 1))
+if [ ! -f c-dwarf.stats1all ]; then
+	fail "c-dwarf: no --stats from one thread to look at"
+else
+	kept='; the walk kept on CPU [0-9]*, the reader on the others$'
+	if [ "$(nproc)" -gt 1 ]; then
+		grep -q "^  reader thread: .*$kept" c-dwarf.stats1all
+	else
+		grep '^  reader thread: ' c-dwarf.stats1all | grep -vq "$kept"
+	fi || fail "c-dwarf: reader thread on $(nproc) CPU(s): $(grep \
+	    '^  reader thread' c-dwarf.stats1all)"
+	ncase=$((ncase + 1))
+	PCLN_PERF_PIN=0 PCLN_PERF_THREADS=1 "$D" perf -i c.data --stats \
+	    >c-nopin.pcln 2>c-nopin.stats &&
+	    cmp -s c-dwarf.pcln1 c-nopin.pcln &&
+	    grep -q '^  reader thread: ' c-nopin.stats &&
+	    ! grep -q "$kept" c-nopin.stats ||
+		fail "c-dwarf: PCLN_PERF_PIN=0: $(grep '^  reader thread' \
+		    c-nopin.stats) $(diff c-dwarf.pcln1 c-nopin.pcln |
+		    head -n 3)"
+fi
 # A walk remembered is taken again only where the stack copy holds the
 # words it read: one sample's copy zeroed past its N-th word that points
 # into code (tests/perf/stackmod.py) where its ip, sp and first N such

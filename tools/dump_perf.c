@@ -1950,6 +1950,29 @@ report(struct perf_cmd *c, int full)
 		fprintf(o, "  tables taken ahead (a second thread): %zu, %zu "
 		    "of them asked for\n", ahead, taken);
 	}
+	/* The reader thread, where it ran (how the copying fell between
+	 * the two threads, and on which CPU, is the scheduler's: the tests
+	 * leave the line out). */
+	{
+		pcln_perf_reader rs;
+
+		if (pcln_perf_reader_stats(c->p, &rs)) {
+			fprintf(o, "  reader thread: ");
+			if (rs.units > 0)
+				fprintf(o, "%" PRIu64 " perf record -z records "
+				    "decompressed", rs.units);
+			else if (rs.pieces > 0)
+				fprintf(o, "%" PRIu64 " pieces of the data "
+				    "section, %" PRIu64 " of them copied by the "
+				    "walk", rs.pieces, rs.pieces_by_walk);
+			else
+				fprintf(o, "chunks brought in ahead");
+			if (rs.pinned_cpu >= 0)
+				fprintf(o, "; the walk kept on CPU %d, the "
+				    "reader on the others", rs.pinned_cpu);
+			fprintf(o, "\n");
+		}
+	}
 	/* By path: the order the objects were first asked for is the
 	 * threads' (two of them) as much as the profile's. */
 	{

@@ -278,6 +278,22 @@ void pcln_perf_close(pcln_perf *p);
  * (PCLN_PERF_READAHEAD) count whole, the 64 KiB each shares with the
  * next too. */
 uint64_t pcln_perf_bytes_read(const pcln_perf *p);
+/* What the reader thread (PCLN_PERF_READAHEAD) did so far: the data
+ * section's pieces the walk took (PIECES; PIECES_BY_WALK of them it
+ * copied itself, where it would have waited), perf record -z's records
+ * decompressed and taken by the walk (UNITS), and the CPU the walk was
+ * kept on (PCLN_PERF_PIN; -1 if it was not).  How the copying fell
+ * between the two threads and which CPU is the scheduler's, from run
+ * to run. */
+typedef struct pcln_perf_reader {
+	uint64_t pieces, pieces_by_walk;
+	uint64_t units;
+	int pinned_cpu;
+} pcln_perf_reader;
+/* 1 and *R where the handle's reader thread ran, 0 otherwise (no
+ * PCLN_PERF_READAHEAD, a buffer's handle, one CPU's pcln_perf_open_fd
+ * before its first record, or a thread that could not start). */
+int pcln_perf_reader_stats(const pcln_perf *p, pcln_perf_reader *r);
 
 const pcln_perf_info *pcln_perf_get_info(const pcln_perf *p);
 /* The I-th attribute (0 <= I < nattr), or NULL. */

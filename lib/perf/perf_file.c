@@ -1602,6 +1602,22 @@ pcln_perf_bytes_read(const pcln_perf *p)
 	return p->nread;
 }
 
+int
+pcln_perf_reader_stats(const pcln_perf *p, pcln_perf_reader *r)
+{
+	const struct perf_ra *ra = p != NULL ? p->ra : NULL;
+
+	memset(r, 0, sizeof *r);
+	r->pinned_cpu = -1;
+	if (ra == NULL || !ra->started)
+		return 0;
+	r->pieces = ra->pieces ? ra->taken : 0;
+	r->pieces_by_walk = ra->bywalk;
+	r->units = ra->ztaken;
+	r->pinned_cpu = ra->pincpu;
+	return 1;
+}
+
 /* Decide now, before the first record is read, on up to PROBE_CHUNKS
  * pieces from the data section's start (PROBE_COPY bytes, a quarter of
  * a chunk at most; framed by no one: only their pages count), each
