@@ -498,6 +498,18 @@ START_TEST(test_damaged)
 }
 END_TEST
 
+/* This thread kept on the CPU it is on: that CPU alone. */
+static cpu_set_t
+only_this_cpu(void)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof one, &one), 0);
+	return one;
+}
+
 /* The walk waits awake for the reader's chunk only where the two
  * threads may run at once: on one CPU it would keep the reader from
  * running. */
@@ -507,20 +519,15 @@ START_TEST(test_spin_cpus)
 	size_t len;
 	uint8_t *file = make(&len, 0, &damaged);
 	int fd = memfile(file, len), pass;
-	cpu_set_t all, one;
+	cpu_set_t all;
 	pcln_perf_event ev;
 	pcln_perf *q;
 	pcln_err err;
 
 	ck_assert_int_eq(sched_getaffinity(0, sizeof all, &all), 0);
 	for (pass = 0; pass < 2; pass++) {
-		if (pass == 1) {
-			CPU_ZERO(&one);
-			CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0,
-			    &one);
-			ck_assert_int_eq(sched_setaffinity(0, sizeof one,
-			    &one), 0);
-		}
+		if (pass == 1)
+			(void)only_this_cpu();
 		q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED |
 		    PCLN_PERF_READAHEAD, &err);
 		ck_assert_msg(q != NULL, "%s", err.msg);
@@ -574,13 +581,8 @@ START_TEST(test_pin)
 		    "run on one CPU only: the pinning itself is not tested, "
 		    "only that nothing is pinned\n");
 	for (pass = 0; pass < 3; pass++) {
-		if (pass == 2) {
-			CPU_ZERO(&one);
-			CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0,
-			    &one);
-			ck_assert_int_eq(sched_setaffinity(0, sizeof one,
-			    &one), 0);
-		}
+		if (pass == 2)
+			one = only_this_cpu();
 		q = pcln_perf_open_fd(fd, PCLN_PERF_ORDERED |
 		    PCLN_PERF_READAHEAD | (pass != 1 ? PCLN_PERF_PIN : 0),
 		    &err);
