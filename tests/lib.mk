@@ -7,7 +7,7 @@ pcln_test_libs = lib/libpcln-internal.la $(CHECK_LIBS) $(XXHASH_LIBS)
 pcln_test_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) $(XXHASH_CFLAGS)
 
 check_PROGRAMS += tests/check_lib tests/gen_golden
-TESTS += tests/check_lib
+# (check_lib is in TESTS from tests/local.mk, with the longest.)
 
 ## tests/pkgconfig.sh: libpcln.pc's Requires.private lets a program link
 ## the static library with pkg-config --static's libraries alone.

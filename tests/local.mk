@@ -5,10 +5,17 @@
 ## that order, and a long one started last leaves the run waiting on it
 ## alone (scripts/summary.sh prints the slowest).  Their groups list
 ## them below.
+## check_ckpt and perf-badinput.sh are the longest under the sanitizers
+## (scripts/sanitize.sh: 196 s and 139 s, against 36 s and 15 s).
 if HAVE_LIBDW
-TESTS += tests/real-a2l.sh tests/perf-record.sh
+TESTS += tests/real-a2l.sh
 endif
-TESTS += tests/gointerop/go-raw.sh tests/gointerop/pcln-reads-go.sh
+TESTS += tests/check_ckpt tests/perf-badinput.sh tests/gointerop/go-raw.sh
+TESTS += tests/check_lib
+if HAVE_LIBDW
+TESTS += tests/perf-record.sh
+endif
+TESTS += tests/gointerop/pcln-reads-go.sh
 
 include $(srcdir)/tests/lib.mk
 include $(srcdir)/tests/runtime.mk
