@@ -17,8 +17,9 @@
 # the rest is listed by kind).  Then: a Go program (tests/perf/prog.go)
 # is walked with its own table to runtime.goexit; folded stacks add up
 # to the samples, the SVG flame graph is well-formed XML holding the
-# frames of the profile, and a profile whose program is gone is read
-# with its tables found by build-id in perf's build-id cache.
+# frames of the profile, a stack copy is read to its last byte and not
+# past it, and a profile whose program is gone is read with its tables
+# found by build-id in perf's build-id cache.
 #
 # Skips (77) where perf is missing or the kernel refuses perf_event_open
 # (perf_event_paranoid, a container without the syscall), saying which.
@@ -316,6 +317,74 @@ if [ -s c.data ]; then
 	    "${nokey:+(no sample's words came three times for N =$nokey)}"
 	echo "== cmod: the copy zeroed past its code word ${keyed:-?}: the" \
 	    "walk beyond its first two frames made again"
+fi
+# The stack copy's last word: a sample whose copy ends with the word
+# that holds its outermost frame's return address (tests/perf/stackend.py
+# sets its dyn_size to the word's end) is walked to that frame, as with
+# its whole copy; one byte shorter, the walk stops a frame before it,
+# "memory read failed".  In one thread, with walks remembered (all of
+# them, from the first: the sample's ip, sp and words into code came
+# before, up to the word), by default, and none.
+# (perf 6.1 stops a frame before it already at the word's end: its
+# libunwind access_mem takes addr + 8 >= end for outside the copy.)
+# user_text FILE TIME: the user frames of the sample at TIME (perf
+# script's "SEC.USEC") as pclndump prints them.
+user_text() {
+	awk -v t="$2:" '!on && index($0, t) { on = 1; next }
+	    on && $0 == "" { exit } on && !/\(\[kernel\.kallsyms\]\)$/' "$1"
+}
+# read_failed FILE: --stats' count of walks that read past the copy.
+read_failed() {
+	sed -n 's/.*memory read failed \([0-9]*\);.*/\1/p' "$1" | grep . ||
+	    echo 0
+}
+if [ -s c.data ] && [ -s c-dwarf.pcln ]; then
+	ncase=$((ncase + 1))
+	# Samples of three user pcs or more: their time and the last pc.
+	awk '/^[^\t]/ { t = ""; n = 0; last = ""
+		for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) t = $i
+		next }
+	    /^\t/ && !/\(\[kernel\.kallsyms\]\)$/ {
+		if ($1 != last) { n++; last = $1 }; next }
+	    /^$/ { if (t != "" && n >= 3) print t, last; t = "" }' \
+	    c-dwarf.pcln >cend.cands
+	if python3 "$top_srcdir/tests/perf/stackend.py" c.data cend \
+	    <cend.cands >cend.pick 2>cend.err; then
+		read -r t k dyn <cend.pick
+		user_text c-dwarf.pcln "$t" >cend.whole
+		last=$(awk 'END { print $1 }' cend.whole)
+		awk -v pc="$last" '$1 != pc' cend.whole >cend.less
+		for m in all "" 0; do
+			PCLN_PERF_THREADS=1 PCLN_PERF_REMEMBER=$m "$D" perf \
+			    -i cend.at --stats >cend.at.pcln 2>cend.at.stats &&
+			    PCLN_PERF_THREADS=1 PCLN_PERF_REMEMBER=$m "$D" perf \
+			    -i cend.short --stats >cend.short.pcln \
+			    2>cend.short.stats || {
+				fail "cend: pclndump perf failed: $(tail -n 2 \
+				    cend.short.stats)"; break; }
+			user_text cend.at.pcln "$t" >cend.at.text
+			user_text cend.short.pcln "$t" >cend.short.text
+			cmp -s cend.whole cend.at.text || {
+				fail "cend: copy ending with the word at $k" \
+				    "(remembered: ${m:-default}): $(diff \
+				    cend.whole cend.at.text | head -n 4)"
+				break; }
+			[ -s cend.less ] && cmp -s cend.less cend.short.text || {
+				fail "cend: copy ending inside the word at $k" \
+				    "(remembered: ${m:-default}): $(diff \
+				    cend.less cend.short.text | head -n 4)"
+				break; }
+			[ "$(read_failed cend.short.stats)" -eq \
+			    $(($(read_failed cend.at.stats) + 1)) ] || {
+				fail "cend: memory read failed:" \
+				    "$(read_failed cend.at.stats) ->" \
+				    "$(read_failed cend.short.stats)"; break; }
+		done
+		echo "== cend: sample at $t, its outermost return address at" \
+		    "byte $k of $dyn: read at the copy's end, not past it"
+	else
+		fail "cend: no sample to cut: $(cat cend.err)"
+	fi
 fi
 # perf record -z: the records in a zstd stream (lib/perf decompresses
 # them with libzstd), the stacks as perf script reads them.
