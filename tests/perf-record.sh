@@ -256,7 +256,7 @@ else
 fi
 # A walk remembered is taken again only where the stack copy holds the
 # words it read: one sample's copy zeroed past its N-th word that points
-# into code (tests/perf/stackmod.py) where its ip, sp and first N such
+# into code (tests/perf/stackcopy.py zero) where its ip, sp and first N such
 # words came twice before, the walk beyond its first frame remembered
 # (PCLN_PERF_REMEMBER=all: from the first walk that can be).  The text
 # is the walks' made again; and for some N (the first frame's return
@@ -283,7 +283,7 @@ if [ -s c.data ]; then
 	ncase=$((ncase + 1))
 	keyed= nokey=
 	for off in 1 2 3 4 5 6; do
-		python3 "$top_srcdir/tests/perf/stackmod.py" c.data \
+		python3 "$top_srcdir/tests/perf/stackcopy.py" zero c.data \
 		    cmod.data $off >cmod.times 2>cmod.err
 		case $? in
 		0) ;;
@@ -319,8 +319,8 @@ if [ -s c.data ]; then
 	    "walk beyond its first two frames made again"
 fi
 # The stack copy's last word: a sample whose copy ends with the word
-# that holds its outermost frame's return address (tests/perf/stackend.py
-# sets its dyn_size to the word's end) is walked to that frame, as with
+# that holds its outermost frame's return address (tests/perf/stackcopy.py
+# end sets its dyn_size to the word's end) is walked to that frame, as with
 # its whole copy; one byte shorter, the walk stops a frame before it,
 # "memory read failed".  In one thread, with walks remembered (all of
 # them, from the first: the sample's ip, sp and words into code came
@@ -348,7 +348,7 @@ if [ -s c.data ] && [ -s c-dwarf.pcln ]; then
 		if ($1 != last) { n++; last = $1 }; next }
 	    /^$/ { if (t != "" && n >= 3) print t, last; t = "" }' \
 	    c-dwarf.pcln >cend.cands
-	if python3 "$top_srcdir/tests/perf/stackend.py" c.data cend \
+	if python3 "$top_srcdir/tests/perf/stackcopy.py" end c.data cend \
 	    <cend.cands >cend.pick 2>cend.err; then
 		read -r t k dyn <cend.pick
 		user_text c-dwarf.pcln "$t" >cend.whole

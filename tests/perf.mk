@@ -11,9 +11,8 @@
 
 dist_check_SCRIPTS += tests/perf-record.sh tests/perf-badinput.sh
 EXTRA_DIST += tests/perf/compare.py tests/perf/mkperf.py \
-	tests/perf/stackmod.py tests/perf/stackend.py tests/perf/prog.c \
-	tests/perf/prog.cc tests/perf/work.c tests/perf/work.h \
-	tests/perf/prog.go
+	tests/perf/stackcopy.py tests/perf/prog.c tests/perf/prog.cc \
+	tests/perf/work.c tests/perf/work.h tests/perf/prog.go
 # (perf-record.sh and perf-badinput.sh are in TESTS from tests/local.mk,
 # with the longest.)
 
